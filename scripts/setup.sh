@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Idempotent setup for ksweep: installs the Debian packages the build, the tests and the demo
+# need, and unpacks Debian's Linux 6.1 source once into a cache outside the repository.
+# Safe to run again: it installs only what is missing and never re-unpacks a complete tree.
+set -euo pipefail
+
+cache=${KSWEEP_CACHE:-$HOME/.cache/ksweep}
+
+packages=(
+    build-essential cmake ninja-build pkg-config git
+    clang-14 libclang-14-dev llvm-14-dev        # the C++ tooling API (LibTooling)
+    libgit2-dev libyaml-cpp-dev googletest libgtest-dev libgmock-dev
+    coccinelle                                   # spatch, the Coccinelle twin
+    linux-source-6.1 linux-headers-amd64 linux-image-amd64
+    flex bison bc libelf-dev libssl-dev kmod cpio zstd xz-utils perl python3
+    qemu-system-x86 libtpms-dev busybox-static   # the emulated I2C TPM and its guest
+)
+
+missing=()
+for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+    echo "setup: installing ${missing[*]}"
+    sudo_cmd=""
+    [ "$(id -u)" -eq 0 ] || sudo_cmd=sudo
+    $sudo_cmd apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# Image, headers and source must be one version, or modules built here will not match the
+# kernel the guest boots.
+src_ver=$(dpkg-query -W -f='${Version}' linux-source-6.1)
+img_pkg=$(dpkg-query -W -f='${Depends}' linux-image-amd64 | grep -o 'linux-image-[^ ,]*' | head -1)
+hdr_pkg=$(dpkg-query -W -f='${Depends}' linux-headers-amd64 | grep -o 'linux-headers-[^ ,]*' | head -1)
+img_ver=$(dpkg-query -W -f='${Version}' "$img_pkg")
+hdr_ver=$(dpkg-query -W -f='${Version}' "$hdr_pkg")
+if [ "$src_ver" != "$img_ver" ] || [ "$src_ver" != "$hdr_ver" ]; then
+    echo "setup: version mismatch: linux-source-6.1 $src_ver, $img_pkg $img_ver, $hdr_pkg $hdr_ver" >&2
+    exit 1
+fi
+
+tree=$cache/linux-source-6.1
+if [ ! -f "$tree/.ksweep-unpacked-$src_ver" ]; then
+    echo "setup: unpacking linux-source-6.1 $src_ver into $tree"
+    rm -rf "$tree" "$tree.tmp"
+    mkdir -p "$tree.tmp"
+    tar -xaf /usr/src/linux-source-6.1.tar.xz -C "$tree.tmp" --strip-components=1
+    mv "$tree.tmp" "$tree"
+    touch "$tree/.ksweep-unpacked-$src_ver"
+fi
+
+# Facts later steps read instead of guessing them again.
+{
+    echo "KSWEEP_TREE_6_1=$tree"
+    echo "KSWEEP_HEADERS=/usr/src/${hdr_pkg}"
+    echo "KSWEEP_KERNEL_RELEASE=${img_pkg#linux-image-}"
+    echo "KSWEEP_KERNEL_VERSION=$src_ver"
+} > "$cache/env"
+echo "setup: ready ($cache/env)"

@@ -1,0 +1,9 @@
+// The subcommands of ksweep. Each lives in its own <name>_command.cpp and is listed once in
+// main.cpp's table.
+#pragma once
+
+namespace ksweep::cli {
+
+int scan_command(int argc, char** argv);
+
+} // namespace ksweep::cli

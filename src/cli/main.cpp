@@ -1,0 +1,47 @@
+// ksweep: find, fix, send and prove tree-wide sleep fixes in a Linux kernel tree.
+#include "cli/commands.h"
+
+#include <cstdio>
+#include <cstring>
+
+namespace {
+
+struct Subcommand {
+    const char* name;
+    int (*run)(int argc, char** argv);
+    const char* summary;
+};
+
+constexpr Subcommand kSubcommands[] = {
+    {"scan", ksweep::cli::scan_command, "find small msleep() calls, through macros and enums"},
+};
+
+void print_usage(FILE* out) {
+    std::fprintf(out, "usage: ksweep <command> [options] ...\n\ncommands:\n");
+    for (const auto& s : kSubcommands)
+        std::fprintf(out, "  %-10s %s\n", s.name, s.summary);
+    std::fprintf(out, "\n'ksweep <command> --help' tells more; 'ksweep --version' the version.\n");
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    if (argc < 2) {
+        print_usage(stderr);
+        return 2;
+    }
+    if (!std::strcmp(argv[1], "--version")) {
+        std::printf("ksweep %s\n", KSWEEP_VERSION);
+        return 0;
+    }
+    if (!std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
+        print_usage(stdout);
+        return 0;
+    }
+    for (const auto& s : kSubcommands)
+        if (!std::strcmp(argv[1], s.name))
+            return s.run(argc - 1, argv + 1);
+    std::fprintf(stderr, "ksweep: unknown command '%s'\n\n", argv[1]);
+    print_usage(stderr);
+    return 2;
+}

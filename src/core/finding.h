@@ -1,0 +1,45 @@
+// A finding is one sleep call the rule looks at: where it is, what its argument resolves to,
+// how, and by which engine. Every subcommand speaks in findings.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace ksweep {
+
+enum class Resolution { Literal, Macro, Enum, Expression, Unresolved };
+enum class Engine { Lexical, Semantic, Cocci };
+
+std::string_view to_string(Resolution r);
+std::string_view to_string(Engine e);
+
+struct Finding {
+    std::string file;  // relative to the tree root, '/'-separated
+    unsigned line = 0; // 1-based, of the callee's name
+    unsigned column = 0;
+    std::string function; // enclosing function; empty at file scope (e.g. inside a #define)
+    std::string callee;   // "msleep"
+    std::string call;     // source text of the whole call, "msleep(TPM_TIMEOUT)"
+    std::string argument; // source text of the argument, "TPM_TIMEOUT"
+
+    std::optional<long long> value_ms; // empty when the argument is not a constant
+    Resolution resolution = Resolution::Unresolved;
+    std::string constant;   // the macro or enumerator named by the argument, if it is one name
+    std::string defined_at; // "file:line" of that constant's definition (tree-relative when inside)
+    Engine engine = Engine::Lexical;
+
+    bool in_macro_body = false; // the call is spelled inside a #define
+    bool inactive = false;      // inside #if 0 or a branch the configuration does not take
+    std::string note;           // why a result is partial, e.g. the semantic parse failed
+
+    // Byte offsets in the file, for the rewriter: [call_begin, call_end) covers
+    // "msleep(...)", [arg_begin, arg_end) the argument.
+    unsigned call_begin = 0, call_end = 0, arg_begin = 0, arg_end = 0;
+
+    // Filled in from the rule and the sleep model once the value is known.
+    double predicted_sleep_ms = 0;
+    bool actionable = false;
+};
+
+} // namespace ksweep
