@@ -1,0 +1,50 @@
+// The scanner: every call a rule looks at, in a tree or in one buffer, resolved to a value.
+//
+// Contract shared by scan, fix, check and series. The lexical engine (clang's raw lexer:
+// literals, same-file #defines) runs on every file; the semantic engine (LibTooling, full
+// preprocessing, Expr::EvaluateAsInt) runs where the lexical one could not resolve a site or
+// where asked, with flags from compile_commands.json or synthesized from a build directory.
+#pragma once
+
+#include "core/finding.h"
+#include "core/rule.h"
+#include "core/sleep_model.h"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace ksweep {
+
+struct ScanOptions {
+    std::string tree;               // kernel tree root
+    std::vector<std::string> paths; // tree-relative files or directories; empty: whole tree
+    std::string build_dir;          // prepared build/headers dir; empty: find_build_dir()
+    int jobs = 2;
+    bool semantic = true;           // false: lexical engine only
+    int hz = 0;                     // 0: CONFIG_HZ of the build dir (250 if none)
+    // Called as files complete (done, total); the CLI turns it into a progress line.
+    std::function<void(size_t done, size_t total)> progress;
+};
+
+struct ScanResult {
+    std::vector<Finding> findings; // sorted by file, then offset
+    int hz = 250;
+    KernelVersion kernel;
+    std::string build_dir;            // what the semantic engine used ("" if none)
+    std::vector<std::string> errors;  // "file: reason" for files that could not be read/parsed
+    size_t files_scanned = 0;
+    size_t files_semantic = 0;        // files the semantic engine parsed
+    size_t files_fallback = 0;        // files it could not parse: lexical results kept
+};
+
+// Scans the tree (or the paths in it). Throws std::runtime_error on unusable input (no such
+// tree); per-file problems go to ScanResult::errors.
+ScanResult scan_tree(const Rule& rule, const ScanOptions& options);
+
+// Scans one file's text as if it were at `rel_path` inside options.tree (headers resolve
+// against the tree and build dir). Used by fix (re-scan after edits) and check (patched text).
+ScanResult scan_buffer(const Rule& rule, const ScanOptions& options, const std::string& rel_path,
+                       const std::string& content);
+
+} // namespace ksweep
