@@ -1,0 +1,47 @@
+// The fixer: turns scan findings into whole-file edits a kernel maintainer would accept.
+//
+// Contract shared by fix, series, check and validate. Edits are planned per call site (a site
+// is applied whole or not at all), checked for overlap per file, and verified by a re-scan.
+#pragma once
+
+#include "core/finding.h"
+#include "core/rule.h"
+#include "rewrite/scanner.h"
+
+#include <string>
+#include <vector>
+
+namespace ksweep {
+
+// One site the fixer changed, or refused to change, and why.
+struct SiteOutcome {
+    Finding finding;
+    bool fixed = false;
+    std::string how;    // "literal", "macro converted to usec", "scaled at call site", ...
+    std::string reason; // why a site was left alone (msleep(0), unresolved, overlap, ...)
+};
+
+// The new text of one file.
+struct FileFix {
+    std::string file;     // tree-relative
+    std::string original; // text before
+    std::string fixed;    // text after
+    std::string slack_name; // the named slack constant the file uses ("" if none needed)
+    long long slack_us = 0;
+    bool slack_defined_here = false; // the fixer added the #define
+    std::vector<SiteOutcome> sites;
+};
+
+struct FixResult {
+    std::vector<FileFix> files;       // only files whose text changed, in path order
+    std::vector<SiteOutcome> skipped; // actionable-looking sites left alone, with reasons
+    ScanResult scan;                  // the scan the plan was made from
+};
+
+// Plans and applies in memory; writes nothing.
+FixResult plan_fixes(const Rule& rule, const ScanOptions& options, const ScanResult& scan);
+
+// A unified diff (git-style a/ b/ paths) of the result, for `ksweep fix` without --in-place.
+std::string unified_diff(const FixResult& result);
+
+} // namespace ksweep
