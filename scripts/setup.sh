@@ -14,6 +14,7 @@ packages=(
     linux-source-6.1 linux-headers-amd64 linux-image-amd64
     flex bison bc libelf-dev libssl-dev kmod cpio zstd xz-utils perl python3
     qemu-system-x86 libtpms-dev busybox-static   # the emulated I2C TPM and its guest
+    librsvg2-bin                                 # rsvg-convert: validate's SVG to PNG
 )
 
 missing=()
