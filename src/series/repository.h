@@ -1,0 +1,41 @@
+// The repository a series is committed to, and the commit it starts from.
+//
+// A tree inside a git work tree uses that repository and its HEAD; nothing is checked out, no
+// index or work-tree file is written. A tree that is not in a repository gets a scratch bare
+// repository in a cache directory, whose base commit is the tree exactly as it is on disk (read
+// file by file: Debian's linux-source tree has a .gitignore that ignores everything, so git add
+// semantics would lose it). The base is cached, keyed by the tree's path and a fingerprint of
+// every file's path, size, mode and mtime.
+#pragma once
+
+#include "series/git_handle.h"
+
+#include <functional>
+#include <string>
+
+namespace ksweep::series {
+
+struct SeriesRepo {
+    Repository repo;
+    git_oid base{};        // the commit the series starts from
+    std::string tree_prefix; // the tree's path inside the repository ("" or "sub/dir/")
+    bool scratch = false;  // true: a scratch repository made for a tree outside git
+    std::string git_dir;   // where the repository lives
+};
+
+struct ScratchStats {
+    size_t files = 0;
+    size_t bytes = 0;
+    bool reused = false; // the cached base matched the fingerprint
+};
+
+// Opens the repository containing `tree`, or creates/reuses a scratch one under `cache_dir`.
+// `progress(files_done)` is called while a new scratch base is being written.
+SeriesRepo open_series_repo(const std::string& tree, const std::string& cache_dir,
+                            ScratchStats* stats = nullptr,
+                            const std::function<void(size_t)>& progress = {});
+
+// ~/.cache/ksweep (or $KSWEEP_CACHE, or $XDG_CACHE_HOME/ksweep).
+std::string default_cache_dir();
+
+} // namespace ksweep::series

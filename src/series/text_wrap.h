@@ -1,0 +1,18 @@
+// Line wrapping the way git and kernel commit messages need it.
+#pragma once
+
+#include <string>
+
+namespace ksweep::series {
+
+// git's strbuf_add_wrapped_text(): words fill lines up to `width` columns; the first line is
+// indented by indent1 (negative: the text continues a line already -indent1 columns long),
+// later lines by indent2. Used for Subject headers (width 78) and cover-letter shortlogs (72).
+std::string git_wrap(const std::string& text, int indent1, int indent2, int width);
+
+// A commit message body wrapped at `width` columns: blank-line separated paragraphs are
+// refilled; lines starting with whitespace, "-" or "*" begin a new line and keep their indent
+// on continuation lines, so lists and per-site tables stay readable.
+std::string wrap_body(const std::string& text, size_t width = 75);
+
+} // namespace ksweep::series

@@ -1,0 +1,75 @@
+#include "test_repo.h"
+
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <sstream>
+#include <sys/wait.h>
+
+namespace ksweep::test {
+
+TempDir::TempDir() {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "ksweep-series-XXXXXX").string();
+    if (!mkdtemp(tmpl.data()))
+        throw std::runtime_error("mkdtemp failed");
+    path_ = tmpl;
+}
+
+TempDir::~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+}
+
+CommandResult run(const std::string& command, bool merge_stderr) {
+    CommandResult r;
+    std::string cmd = merge_stderr ? "(" + command + ") 2>&1" : command;
+    FILE* p = popen(cmd.c_str(), "r");
+    if (!p)
+        return r;
+    std::array<char, 65536> buf;
+    size_t n;
+    while ((n = fread(buf.data(), 1, buf.size(), p)) > 0)
+        r.output.append(buf.data(), n);
+    int st = pclose(p);
+    r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    return r;
+}
+
+std::string quote(const std::string& s) {
+    std::string out = "'";
+    for (char c : s)
+        out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return out + "'";
+}
+
+void write_file(const std::string& path, const std::string& content) {
+    std::filesystem::create_directories(std::filesystem::path(path).parent_path());
+    std::ofstream out(path, std::ios::binary);
+    out << content;
+}
+
+std::string read_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+void init_repo(const std::string& dir) {
+    std::filesystem::create_directories(dir);
+    git(dir, "init -q -b main");
+    git(dir, "config user.name 'Test Maintainer'");
+    git(dir, "config user.email test@example.org");
+    git(dir, "config core.abbrev 12");
+}
+
+std::string git(const std::string& dir, const std::string& args) {
+    auto r = run("git -C " + quote(dir) + " " + args);
+    EXPECT_EQ(r.status, 0) << "git " << args << "\n" << r.output;
+    return r.output;
+}
+
+} // namespace ksweep::test

@@ -1,0 +1,42 @@
+// Helpers for series tests: temporary directories, shell commands, small git repositories made
+// with the real git command line.
+#pragma once
+
+#include <string>
+
+namespace ksweep::test {
+
+// A directory under $TMPDIR removed (with everything in it) when this goes away.
+class TempDir {
+public:
+    TempDir();
+    ~TempDir();
+    TempDir(const TempDir&) = delete;
+    TempDir& operator=(const TempDir&) = delete;
+    const std::string& path() const { return path_; }
+
+private:
+    std::string path_;
+};
+
+struct CommandResult {
+    int status = -1;    // exit status; -1 when it did not exit normally
+    std::string output; // stdout (and stderr when merged)
+};
+
+// Runs `command` with /bin/sh; stderr goes to stdout when merge_stderr.
+CommandResult run(const std::string& command, bool merge_stderr = true);
+
+// Single-quotes for the shell.
+std::string quote(const std::string& s);
+
+void write_file(const std::string& path, const std::string& content);
+std::string read_file(const std::string& path);
+
+// `git init` with a fixed identity and core.abbrev=12 (what ksweep's mails use).
+void init_repo(const std::string& dir);
+
+// git -C dir <args>; fails the test on a non-zero exit.
+std::string git(const std::string& dir, const std::string& args);
+
+} // namespace ksweep::test
