@@ -1,0 +1,76 @@
+#!/bin/sh
+# /init of the ksweep validation guest (busybox sh). Loads the modules listed in
+# /lib/modules/load.order, creates the I2C TPM through sysfs, waits for /dev/tpm0, runs the
+# extend benchmark and powers off. Every line for the host starts with "ksweep-guest:" or
+# "ksweep-extend:" (see src/validate/guest_output.cpp); the host also enforces a timeout, so
+# this script never needs to wait forever.
+#
+# Kernel command line parameters (set by the runner):
+#   ksweep.n=N            extends to run (default 10)
+#   ksweep.device=NAME    I2C device id to instantiate (default tpm2_i2c_nuvoton)
+#   ksweep.addr=0xNN      its 7-bit address (default 0x2e)
+#   ksweep.wait=S         seconds to wait for /dev/tpm0 (default 20)
+
+/bin/busybox mkdir -p /proc /sys /dev /usr/bin /usr/sbin /sbin
+/bin/busybox mount -t proc proc /proc
+/bin/busybox mount -t sysfs sysfs /sys
+/bin/busybox mount -t devtmpfs devtmpfs /dev
+/bin/busybox --install -s
+# Only errors reach the console from here on: kernel messages would split our lines.
+echo 3 > /proc/sys/kernel/printk
+
+say() { echo "ksweep-guest: $*"; }
+
+finish() {
+    say "dmesg-begin"
+    dmesg | grep -Ei 'tpm|i2c|virtio|taint' | sed 's/^/ksweep-guest: dmesg /'
+    say "dmesg-end"
+    say "phase poweroff"
+    sync
+    poweroff -f
+}
+
+fail() {
+    say "error $*"
+    finish
+}
+
+n=10 device=tpm2_i2c_nuvoton addr=0x2e wait=20
+for arg in $(cat /proc/cmdline); do
+    case "$arg" in
+        ksweep.n=*) n=${arg#*=} ;;
+        ksweep.device=*) device=${arg#*=} ;;
+        ksweep.addr=*) addr=${arg#*=} ;;
+        ksweep.wait=*) wait=${arg#*=} ;;
+    esac
+done
+say "phase init kernel=$(uname -r) uptime=$(cut -d' ' -f1 /proc/uptime)"
+
+say "phase modules"
+while read -r module; do
+    [ -n "$module" ] || continue
+    out=$(insmod "/lib/modules/$module" 2>&1) || fail "insmod $module: $out"
+    say "module $module"
+done < /lib/modules/load.order
+
+# The virtio I2C adapter: the only adapter this guest has drivers for, but look it up by name.
+adapter=
+for bus in /sys/bus/i2c/devices/i2c-*; do
+    grep -qi virtio "$bus/name" 2>/dev/null && adapter=$bus && break
+done
+[ -n "$adapter" ] || fail "no virtio I2C adapter (is the vhost-user-i2c device there?)"
+say "phase probe adapter=${adapter##*/} device=$device addr=$addr"
+echo "$device $addr" > "$adapter/new_device" || fail "new_device $device $addr refused"
+
+say "phase wait-tpm0"
+tries=$((wait * 10))
+while [ ! -c /dev/tpm0 ] && [ $tries -gt 0 ]; do
+    usleep 100000
+    tries=$((tries - 1))
+done
+[ -c /dev/tpm0 ] || fail "/dev/tpm0 did not appear within ${wait}s (probe failed?)"
+say "tpm0 $(cat /sys/class/tpm/tpm0/tpm_version_major 2>/dev/null)"
+
+say "phase extend n=$n"
+/bin/tpm_extend "$n" /dev/tpm0 || say "error tpm_extend exit status $?"
+finish

@@ -1,0 +1,145 @@
+// ksweep guest: one validation boot. Builds the driver under test out of tree, boots Debian's
+// kernel in QEMU with the emulated Nuvoton I2C TPM, extends PCR 16 N times and prints the
+// per-extend times and the host's PCR check.
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "validate/guest_benchmark.h"
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <sstream>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+
+namespace ksweep::cli {
+
+namespace {
+
+// Boot phases: one updating line on a terminal, plain lines in a log.
+class ProgressLine {
+public:
+    ProgressLine() : tty_(isatty(STDERR_FILENO)), start_(std::chrono::steady_clock::now()) {}
+    ~ProgressLine() { clear(); }
+
+    void show(const std::string& text) {
+        double seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+        bool is_count = text.rfind("extend ", 0) == 0 && text.find('/') != std::string::npos;
+        if (tty_) {
+            std::fprintf(stderr, "\r\033[K[%6.1fs] %s", seconds, text.c_str());
+            std::fflush(stderr);
+            shown_ = true;
+        } else if (!is_count) {
+            std::fprintf(stderr, "[%6.1fs] %s\n", seconds, text.c_str());
+        }
+    }
+    void clear() {
+        if (shown_)
+            std::fprintf(stderr, "\r\033[K");
+        shown_ = false;
+    }
+
+private:
+    bool tty_, shown_ = false;
+    std::chrono::steady_clock::time_point start_;
+};
+
+std::string build_line(const validate::ModuleBuildResult& build) {
+    std::string line = build.cached ? "cached" : "built";
+    line += ", " + std::to_string(build.warnings.size()) + " warning(s)";
+    return line;
+}
+
+} // namespace
+
+int guest_command(int argc, char** argv) {
+    std::string driver_source, driver_dir, profile, keep;
+    int extends = 10, timeout = 0;
+    ArgParser parser(
+        "guest", "[--driver-src FILE] [-n N] [options]",
+        "Boot Debian's kernel in QEMU with ksweep's emulated Nuvoton I2C TPM, load the driver\n"
+        "built from FILE (default: the tree's unmodified tpm_i2c_nuvoton.c), extend PCR 16 N\n"
+        "times through /dev/tpm0 and print the per-extend times. The final PCR is checked\n"
+        "against the hash chain computed on the host. Exit status 0 only if all of it passed.");
+    parser.option("--driver-src", &driver_source, "FILE", "driver source to build and test");
+    parser.option("--driver-src-dir", &driver_dir, "DIR",
+                  "where its private headers are (default: the tree's drivers/char/tpm)");
+    parser.option("-n", &extends, "N", "number of PCR extends (default 10)");
+    parser.option("--profile", &profile, "FILE", "device profile (default: qemu/profiles/)");
+    parser.option("--timeout", &timeout, "S", "kill the guest after S seconds (default: by N)");
+    parser.option("--keep", &keep, "DIR",
+                  "run directory to keep (logs, stats); default: a temporary one, kept on failure");
+    if (auto exit = parser.parse(argc, argv))
+        return *exit;
+    if (extends <= 0 || extends > 100000 || timeout < 0) {
+        std::fprintf(stderr, "ksweep guest: -n must be 1..100000 and --timeout positive\n");
+        return 2;
+    }
+
+    validate::GuestBenchmarkOptions options;
+    try {
+        auto env = validate::GuestEnvironment::load();
+        options.driver_source = driver_source.empty()
+                                    ? env.tree + "/drivers/char/tpm/tpm_i2c_nuvoton.c"
+                                    : driver_source;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "ksweep guest: %s\n", e.what());
+        return 1;
+    }
+    if (!fs::is_regular_file(options.driver_source)) {
+        std::fprintf(stderr, "ksweep guest: no such driver source '%s'\n",
+                     options.driver_source.c_str());
+        return 2;
+    }
+    if (!driver_dir.empty())
+        options.driver_include_dirs.push_back(driver_dir);
+    options.extends = static_cast<std::uint32_t>(extends);
+    options.profile = profile;
+    options.timeout = std::chrono::seconds(timeout);
+    if (keep.empty()) {
+        std::string pattern = (fs::temp_directory_path() / "ksweep-guest-XXXXXX").string();
+        if (!mkdtemp(pattern.data())) {
+            std::perror("ksweep guest: mkdtemp");
+            return 1;
+        }
+        options.run_dir = pattern;
+    } else {
+        options.run_dir = keep;
+    }
+
+    validate::GuestBenchmarkResult result;
+    {
+        ProgressLine progress;
+        options.on_progress = [&](const std::string& text) { progress.show(text); };
+        result = validate::run_guest_benchmark(options);
+    }
+    if (!result.error.empty()) {
+        std::fprintf(stderr, "ksweep guest: %s\n", result.error.c_str());
+        return 1;
+    }
+    const auto& run = result.run;
+    std::printf("driver    %s (%s)\n", options.driver_source.c_str(),
+                build_line(result.driver_build).c_str());
+    for (const auto& w : result.driver_build.warnings)
+        std::printf("          %s\n", w.c_str());
+    std::printf("boot      %s, QEMU ran %.1f s\n", validate::to_string(run.outcome),
+                run.wall_seconds);
+    std::printf("extends   %s\n", validate::format_summary(result.summary).c_str());
+    std::printf("result    %s\n", run.message.c_str());
+    if (!run.stats.empty()) {
+        std::printf("device    statistics from ksweep-tpmd (%s):\n", run.stats_path.c_str());
+        std::istringstream lines(run.stats);
+        for (std::string line; std::getline(lines, line);)
+            std::printf("          %s\n", line.c_str());
+    }
+    if (result.ok && keep.empty())
+        fs::remove_all(options.run_dir);
+    else
+        std::printf("run dir   %s\n", run.run_dir.c_str());
+    return result.ok ? 0 : 1;
+}
+
+} // namespace ksweep::cli
