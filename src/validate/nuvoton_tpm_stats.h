@@ -1,0 +1,39 @@
+// What the emulated chip saw during a run: the numbers the validation report quotes and the
+// timing requirements the driver broke.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+namespace ksweep::device {
+
+struct NuvotonTpmStats {
+    uint64_t commands = 0;
+    std::map<uint32_t, uint64_t> commands_by_code;
+    uint64_t aborts = 0;           // commandReady written while a command was in flight
+    uint64_t response_retries = 0; // responseRetry written
+    uint64_t status_reads = 0;
+    uint64_t busy_status_reads = 0; // TPM_STS reads while a command was still executing
+    uint64_t nacks = 0;             // messages the chip refused (requirement violations)
+    uint64_t protocol_errors = 0;   // accesses that make no sense in the current state
+    uint64_t status_gap_violations = 0;
+    uint64_t poll_interval_violations = 0;
+
+    uint64_t violations() const { return status_gap_violations + poll_interval_violations; }
+};
+
+// Counters of the transport, reported beside the chip's.
+struct TransportStats {
+    uint64_t requests = 0;
+    uint64_t malformed = 0;
+    uint64_t kicks = 0;
+};
+
+// One line for the log: "stats: commands=... violations=...".
+std::string format_stats_line(const NuvotonTpmStats& tpm, const TransportStats& transport);
+// A JSON object with every counter, for the runner to read after the run.
+std::string format_stats_json(const std::string& profile, const NuvotonTpmStats& tpm,
+                              const TransportStats& transport);
+
+} // namespace ksweep::device
