@@ -1,0 +1,38 @@
+// How `check` prints what it found: as checkpatch.pl does (so that b4's prep-perpatch-check-cmd
+// and CI log parsers read it unchanged), as JSON, or as SARIF 2.1.0 for code-scanning pages.
+#pragma once
+
+#include "check/patch_check.h"
+#include "core/rule.h"
+
+#include <string>
+#include <vector>
+
+namespace ksweep::check {
+
+// checkpatch.pl's output switches, with its meanings.
+struct TextStyle {
+    bool terse = false;      // one line per warning: "FILE:N: WARNING: ..."
+    bool showfile = false;   // locate by patched file and line instead of patch line
+    bool show_types = false; // "WARNING:MSLEEP:" instead of "WARNING:"
+    bool summary = true;     // the "total: ..." line
+    bool mailback = false;   // print nothing for an input without warnings
+};
+
+// checkpatch.pl's type for this warning, for --show-types and --ignore lists.
+inline constexpr const char* kWarningType = "MSLEEP";
+
+struct RunInfo {
+    std::string version; // ksweep's
+    std::string tree;
+    int hz = 250;
+    KernelVersion kernel;
+};
+
+std::string format_text(const std::vector<InputReport>& reports, const TextStyle& style);
+std::string format_json(const std::vector<InputReport>& reports, const Rule& rule,
+                        const RunInfo& run);
+std::string format_sarif(const std::vector<InputReport>& reports, const Rule& rule,
+                         const RunInfo& run);
+
+} // namespace ksweep::check
