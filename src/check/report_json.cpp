@@ -1,78 +1,79 @@
 // check's JSON: every warning with everything the scanner knows about the call, grouped by
-// input (patch file, stdin, or commit), plus totals. Stable keys; one document per run.
-#include "check/json_writer.h"
+// input (patch file, stdin, or commit), plus totals. Keys keep this order; one document per run.
 #include "check/report_format.h"
 #include "core/kernel_tree.h"
+
+#include <llvm/Support/JSON.h>
+#include <llvm/Support/raw_ostream.h>
 
 namespace ksweep::check {
 
 namespace {
 
-void write_warning(JsonWriter& json, const Warning& w) {
+void write_warning(llvm::json::OStream& json, const Warning& w) {
     const Finding& f = w.finding;
-    json.begin_object()
-        .field("file", f.file)
-        .field("line", f.line)
-        .field("column", f.column)
-        .field("patch_line", w.input_line)
-        .field("subject", w.patch_subject)
-        .field("function", f.function)
-        .field("call", f.call)
-        .field("argument", f.argument);
-    json.key("value_ms");
-    if (f.value_ms)
-        json.value(*f.value_ms);
-    else
-        json.null();
-    json.field("resolution", std::string(to_string(f.resolution)))
-        .field("constant", f.constant)
-        .field("defined_at", f.defined_at)
-        .field("engine", std::string(to_string(f.engine)))
-        .field("predicted_sleep_ms", f.predicted_sleep_ms)
-        .field("suggestion", w.suggestion)
-        .field("message", w.message)
-        .field("added_line", w.added_line)
-        .end_object();
+    json.object([&] {
+        json.attribute("file", f.file);
+        json.attribute("line", f.line);
+        json.attribute("column", f.column);
+        json.attribute("patch_line", w.input_line);
+        json.attribute("subject", w.patch_subject);
+        json.attribute("function", f.function);
+        json.attribute("call", f.call);
+        json.attribute("argument", f.argument);
+        json.attribute("value_ms", f.value_ms ? llvm::json::Value(*f.value_ms) : nullptr);
+        json.attribute("resolution", std::string(to_string(f.resolution)));
+        json.attribute("constant", f.constant);
+        json.attribute("defined_at", f.defined_at);
+        json.attribute("engine", std::string(to_string(f.engine)));
+        json.attribute("predicted_sleep_ms", f.predicted_sleep_ms);
+        json.attribute("suggestion", w.suggestion);
+        json.attribute("message", w.message);
+        json.attribute("added_line", w.added_line);
+    });
 }
 
 } // namespace
 
 std::string format_json(const std::vector<InputReport>& reports, const Rule& rule,
                         const RunInfo& run) {
-    JsonWriter json;
+    std::string out;
+    llvm::raw_string_ostream os(out);
+    llvm::json::OStream json(os, 2);
     size_t warnings = 0;
     unsigned lines = 0;
-    json.begin_object()
-        .field("tool", "ksweep")
-        .field("version", run.version)
-        .field("rule", rule.name)
-        .field("type", kWarningType)
-        .field("tree", run.tree)
-        .field("kernel", to_string(run.kernel))
-        .field("hz", run.hz);
-    json.key("inputs").begin_array();
-    for (const auto& input : reports) {
-        json.begin_object()
-            .field("input", input.filename)
-            .field("name", input.vname)
-            .field("patches", static_cast<long long>(input.patches))
-            .field("lines_checked", input.lines_checked);
-        json.key("warnings").begin_array();
-        for (const auto& w : input.warnings)
-            write_warning(json, w);
-        json.end_array().end_object();
-        warnings += input.warnings.size();
-        lines += input.lines_checked;
-    }
-    json.end_array();
-    json.key("total")
-        .begin_object()
-        .field("errors", 0)
-        .field("warnings", static_cast<long long>(warnings))
-        .field("lines_checked", lines)
-        .end_object();
-    json.end_object();
-    return json.str();
+    json.object([&] {
+        json.attribute("tool", "ksweep");
+        json.attribute("version", run.version);
+        json.attribute("rule", rule.name);
+        json.attribute("type", kWarningType);
+        json.attribute("tree", run.tree);
+        json.attribute("kernel", to_string(run.kernel));
+        json.attribute("hz", run.hz);
+        json.attributeArray("inputs", [&] {
+            for (const auto& input : reports) {
+                json.object([&] {
+                    json.attribute("input", input.filename);
+                    json.attribute("name", input.vname);
+                    json.attribute("patches", static_cast<int64_t>(input.patches));
+                    json.attribute("lines_checked", input.lines_checked);
+                    json.attributeArray("warnings", [&] {
+                        for (const auto& w : input.warnings)
+                            write_warning(json, w);
+                    });
+                });
+                warnings += input.warnings.size();
+                lines += input.lines_checked;
+            }
+        });
+        json.attributeObject("total", [&] {
+            json.attribute("errors", 0);
+            json.attribute("warnings", static_cast<int64_t>(warnings));
+            json.attribute("lines_checked", lines);
+        });
+    });
+    os << "\n";
+    return os.str();
 }
 
 } // namespace ksweep::check

@@ -6,5 +6,6 @@ namespace ksweep::cli {
 
 int scan_command(int argc, char** argv);
 int guest_command(int argc, char** argv);
+int check_command(int argc, char** argv);
 
 } // namespace ksweep::cli

@@ -15,6 +15,7 @@ struct Subcommand {
 constexpr Subcommand kSubcommands[] = {
     {"scan", ksweep::cli::scan_command, "find small msleep() calls, through macros and enums"},
     {"guest", ksweep::cli::guest_command, "boot a TPM driver in QEMU, time PCR extends"},
+    {"check", ksweep::cli::check_command, "CI gate: small msleep() calls a patch adds"},
 };
 
 void print_usage(FILE* out) {

@@ -1,0 +1,146 @@
+// ksweep check: the CI gate. Small msleep() calls on the lines a patch adds, printed the way
+// checkpatch.pl prints its warnings (or as JSON / SARIF). Exit 0 clean, 1 warnings, 2 input
+// that is not a patch or does not apply.
+#include "check/git_range.h"
+#include "check/patch_check.h"
+#include "check/report_format.h"
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "core/rule.h"
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <unistd.h>
+
+namespace ksweep::cli {
+
+namespace {
+
+std::optional<std::string> read_input(const std::string& name) {
+    std::ostringstream text;
+    if (name == "-") {
+        text << std::cin.rdbuf();
+        return text.str();
+    }
+    std::ifstream in(name, std::ios::binary);
+    if (!in)
+        return std::nullopt;
+    text << in.rdbuf();
+    return text.str();
+}
+
+// checkpatch.pl names stdin after the patch's (last) Subject: header, else "Your patch".
+std::string stdin_name(const std::string& text) {
+    std::string name = "Your patch";
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);)
+        if (line.starts_with("Subject:") && line.size() > 9)
+            name = "\"" + line.substr(line.find_first_not_of(" \t", 8)) + "\"";
+    return name;
+}
+
+} // namespace
+
+int check_command(int argc, char** argv) {
+    std::string tree = ".", rule_path = default_rule_path(), format = "text", git_range, build_dir;
+    int hz = 0;
+    bool lexical_only = false;
+    check::TextStyle style;
+    bool no_summary = false;
+    std::vector<std::string> inputs;
+    ArgParser args("check", "[options] [PATCH|MBOX|-]... | --git RANGE",
+                   "Reports small msleep() calls on the lines a patch adds, resolving macros and\n"
+                   "enums in the tree the patch applies to together with what the patch itself\n"
+                   "defines. Output as checkpatch.pl writes it (b4 prep-perpatch-check-cmd: \n"
+                   "'ksweep check --terse --no-summary --mailback --showfile -'), JSON or SARIF.\n"
+                   "Exit status: 0 clean, 1 warnings, 2 bad input (does not parse or apply).");
+    args.option("--tree", &tree, "DIR", "tree the patches apply to (default: .)");
+    args.option("--git", &git_range, "RANGE",
+                "check the commits of RANGE (A..B, or one commit) of the git tree");
+    args.option("--rule", &rule_path, "FILE", "rule file (default: rules/msleep_small.yaml)");
+    args.option("--format", &format, "text|json|sarif", "output format (default: text)");
+    args.option("--build-dir", &build_dir, "DIR",
+                "prepared kernel build/headers dir (default: found for the tree's version)");
+    args.option("--hz", &hz, "N", "CONFIG_HZ for the sleep model (default: the build dir's)");
+    args.flag("--lexical-only", &lexical_only,
+              "skip the semantic engine (literals and same-file #defines only)");
+    args.flag("--terse", &style.terse, "one line per warning, as checkpatch.pl --terse");
+    args.flag("--showfile", &style.showfile, "locate warnings by file:line, not patch line");
+    args.flag("--show-types", &style.show_types, "print WARNING:MSLEEP: as checkpatch.pl does");
+    args.flag("--no-summary", &no_summary, "no 'total: ...' line");
+    args.flag("--mailback", &style.mailback, "print nothing for a clean input");
+    args.positionals(&inputs, 0);
+    if (auto rc = args.parse(argc, argv))
+        return *rc;
+    style.summary = !no_summary;
+    if (format != "text" && format != "json" && format != "sarif") {
+        std::fprintf(stderr, "ksweep check: --format must be text, json or sarif, not '%s'\n",
+                     format.c_str());
+        return 2;
+    }
+    if (!git_range.empty() && !inputs.empty()) {
+        std::fprintf(stderr, "ksweep check: give patches or --git RANGE, not both\n");
+        return 2;
+    }
+    if (git_range.empty() && inputs.empty()) {
+        if (isatty(STDIN_FILENO)) {
+            std::fprintf(stderr, "usage: ksweep check %s (see --help)\n",
+                         "[options] [PATCH|MBOX|-]... | --git RANGE");
+            return 2;
+        }
+        inputs.push_back("-");
+    }
+
+    try {
+        Rule rule = load_rule(rule_path);
+        check::CheckOptions options{tree, build_dir, !lexical_only, hz};
+        check::PatchChecker checker(rule, options);
+
+        std::vector<check::InputReport> reports;
+        if (!git_range.empty()) {
+            // Each commit applies to its own parent: no overlay carries over.
+            for (const auto& input : check::git_range_inputs(tree, git_range)) {
+                check::Overlay overlay;
+                reports.push_back(checker.check(input, overlay));
+            }
+        } else {
+            // Patch files given together are a series: each applies on top of the ones before.
+            check::Overlay overlay;
+            for (const auto& name : inputs) {
+                auto text = read_input(name);
+                if (!text) {
+                    std::fprintf(stderr, "ksweep check: %s: cannot read\n", name.c_str());
+                    return 2;
+                }
+                check::CheckInput input{name, name, std::move(*text), check::tree_reader(tree)};
+                if (name == "-")
+                    input.vname = stdin_name(input.text);
+                reports.push_back(checker.check(input, overlay));
+            }
+        }
+
+        check::RunInfo run{KSWEEP_VERSION, tree, checker.hz(), checker.kernel()};
+        if (format == "json")
+            std::fputs(check::format_json(reports, rule, run).c_str(), stdout);
+        else if (format == "sarif")
+            std::fputs(check::format_sarif(reports, rule, run).c_str(), stdout);
+        else
+            std::fputs(check::format_text(reports, style).c_str(), stdout);
+
+        for (const auto& r : reports)
+            if (!r.warnings.empty())
+                return 1;
+        return 0;
+    } catch (const RuleError& e) {
+        std::fprintf(stderr, "ksweep check: %s\n", e.what());
+    } catch (const check::CheckError& e) {
+        std::fprintf(stderr, "ksweep check: %s\n", e.what());
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "ksweep check: %s\n", e.what());
+    }
+    return 2;
+}
+
+} // namespace ksweep::cli
