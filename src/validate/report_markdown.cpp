@@ -1,0 +1,171 @@
+// The Markdown report: a verdict line, the per-patch level table, then for every driver that
+// booted in QEMU the timing table in the spirit of the original nuvoton thread (seed 000:
+// total time, min-max, per variant) with median, p95 and the ratio added.
+#include "validate/report_render.h"
+
+#include <cstdio>
+#include <sstream>
+
+namespace ksweep::validate {
+
+namespace {
+
+std::string format(const char* fmt, double value) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, fmt, value);
+    return buf;
+}
+
+// Three significant digits without scientific notation.
+std::string significant(double v) {
+    if (v >= 100)
+        return format("%.0f", v);
+    if (v >= 10)
+        return format("%.1f", v);
+    return format("%.2f", v);
+}
+
+// Table cells must not break the table: no newlines, no bare pipes.
+std::string cell(const std::string& text) {
+    std::string out;
+    for (char c : text) {
+        if (c == '|')
+            out += "\\|";
+        else if (c == '\n')
+            out += ' ';
+        else
+            out += c;
+    }
+    return out;
+}
+
+std::string level_cell(const LevelResult& level) {
+    std::string status = to_string(level.status);
+    if (level.status == LevelStatus::passed)
+        status = "**passed**";
+    else if (level.status == LevelStatus::failed)
+        status = "**FAILED**";
+    return level.message.empty() ? status : status + ": " + cell(level.message);
+}
+
+void write_variant_row(std::ostringstream& md, const VariantSummary& v, double baseline_median) {
+    const ExtendSummary& s = v.summary;
+    md << "| " << v.variant << " | " << v.boots << " | " << s.count << " | "
+       << format_duration_us(s.total_ms * 1000) << " | " << format_duration_us(s.min_us) << " - "
+       << format_duration_us(s.max_us) << " | " << format_duration_us(s.median_us) << " | "
+       << format_duration_us(s.p95_us) << " | ";
+    if (baseline_median > 0 && s.count)
+        md << format("%.2fx", s.median_us / baseline_median);
+    else
+        md << "-";
+    md << " |\n";
+}
+
+std::string violations_text(const std::map<std::string, unsigned long long>& violations) {
+    std::string text;
+    for (const auto& [requirement, count] : violations)
+        if (count)
+            text += (text.empty() ? "" : ", ") + requirement + " x" + std::to_string(count);
+    return text.empty() ? "none" : text;
+}
+
+void write_device_run(std::ostringstream& md, const PatchResult& patch, const DeviceRun& run,
+                      const std::string& chart) {
+    md << "\n### Patch " << patch.number << ", " << run.driver << " in QEMU\n\n"
+       << run.extends << " TPM2_PCR_Extend per boot, boots interleaved baseline/patched, "
+       << "device profile `" << run.profile << "`";
+    if (!run.requirements.empty()) {
+        md << " (requirements:";
+        for (const auto& [name, value] : run.requirements)
+            md << " " << name << " " << value;
+        md << ")";
+    }
+    md << ".\n\n"
+       << "| variant | boots | extends | total time | min - max | median | p95 | median ratio |\n"
+       << "|---|---:|---:|---:|---:|---:|---:|---:|\n";
+    double base = run.baseline.summary.median_us;
+    write_variant_row(md, run.baseline, base);
+    write_variant_row(md, run.patched, base);
+    md << "\nDevice requirement violations: baseline " << violations_text(run.baseline.violations)
+       << "; patched " << violations_text(run.patched.violations) << ".\n\n";
+    md << "| boot | variant | result | PCR check | median | violations | wall |\n"
+       << "|---:|---|---|---|---:|---|---:|\n";
+    for (size_t i = 0; i < run.boots.size(); ++i) {
+        const BootRun& b = run.boots[i];
+        ExtendSummary s = summarize(b.samples);
+        md << "| " << i + 1 << " | " << b.variant << " " << b.boot << " | "
+           << (b.ok ? "ok" : "**FAILED** " + cell(b.message)) << " | "
+           << (b.pcr_passed ? "passed" : "failed") << " | "
+           << (s.count ? format_duration_us(s.median_us) : "-") << " | "
+           << violations_text(b.violations) << " | " << format("%.0f s", b.wall_seconds)
+           << " |\n";
+    }
+    if (!chart.empty())
+        md << "\n![" << run.driver << " extend latency, baseline vs patched](" << chart << ")\n";
+}
+
+} // namespace
+
+std::string format_duration_us(double us) {
+    if (us < 1000)
+        return significant(us) + " us";
+    if (us < 1e6)
+        return significant(us / 1000) + " ms";
+    return significant(us / 1e6) + " s";
+}
+
+std::string render_markdown(const ValidationReport& report,
+                            const std::vector<std::string>& chart_files) {
+    std::ostringstream md;
+    md << "# ksweep validate: " << (report.passed() ? "PASSED" : "FAILED") << "\n\n"
+       << "- tree: `" << report.tree << "`\n"
+       << "- series: `" << report.series << "`\n";
+    if (!report.base_commit.empty())
+        md << "- base commit: " << report.base_commit << "\n";
+    md << "- modules built against: `" << report.headers_dir << "`";
+    if (report.config_hz)
+        md << " (CONFIG_HZ=" << report.config_hz << ")";
+    md << "\n";
+    if (!report.kernel_release.empty())
+        md << "- guest kernel: " << report.kernel_release << " in QEMU (TCG), emulated I2C TPM\n";
+    md << "- levels:";
+    for (int level : report.levels)
+        md << " L" << level;
+    md << "; " << report.boots << " boots per variant, " << report.extends
+       << " extends per boot\n"
+       << "- " << report.tool_version << ", started " << report.started_at << ", took "
+       << format_duration_us(report.wall_seconds * 1e6) << "\n";
+    for (const auto& error : report.errors)
+        md << "- **error**: " << error << "\n";
+
+    md << "\n## Patches\n\n"
+       << "| # | patch | L1 applies | L2 checkpatch | L3 builds | L4 QEMU |\n"
+       << "|---:|---|---|---|---|---|\n";
+    for (const auto& patch : report.patches) {
+        md << "| " << patch.number << " | " << cell(patch.subject);
+        for (const auto& level : patch.levels)
+            md << " | " << level_cell(level);
+        md << " |\n";
+    }
+
+    size_t chart_index = 0;
+    for (const auto& patch : report.patches) {
+        bool any_details = false;
+        for (const auto& level : patch.levels)
+            any_details |= !level.details.empty();
+        if (any_details) {
+            md << "\n### Patch " << patch.number << " details\n\n";
+            for (size_t l = 0; l < patch.levels.size(); ++l)
+                for (const auto& line : patch.levels[l].details)
+                    md << "- L" << l + 1 << ": " << line << "\n";
+        }
+        for (const auto& run : patch.devices) {
+            std::string chart = chart_index < chart_files.size() ? chart_files[chart_index] : "";
+            ++chart_index;
+            write_device_run(md, patch, run, chart);
+        }
+    }
+    return md.str();
+}
+
+} // namespace ksweep::validate

@@ -1,0 +1,118 @@
+// What `ksweep validate` found, level by level and patch by patch: the one structure the
+// Markdown, JSON and SVG renderers read (docs/report-json.md describes the JSON form, which
+// `ksweep series --report` reads back into commit messages and the cover letter).
+#pragma once
+
+#include "validate/guest_output.h"
+#include "validate/guest_stats.h"
+
+#include <array>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ksweep::validate {
+
+// not_run: an earlier level failed, so this one proves nothing and was skipped.
+// not_applicable: the level has nothing to check for this patch (no driver, no device model).
+// not_built: L3 only, the config does not enable the driver (never counted as passed).
+enum class LevelStatus { passed, failed, not_run, not_applicable, not_built, skipped };
+
+const char* to_string(LevelStatus status);
+
+struct LevelResult {
+    LevelStatus status = LevelStatus::not_run;
+    std::string message;              // one line for the table
+    std::vector<std::string> details; // checkpatch lines, new warnings, failing boots...
+    double seconds = 0;               // wall time spent on this level for this patch
+};
+
+// L2: what checkpatch.pl --strict said about one patch.
+struct CheckpatchCounts {
+    int errors = 0, warnings = 0, checks = 0;
+    std::vector<std::string> messages; // "WARNING:MSLEEP: ..." with the file:line that follows
+};
+
+// L3: one module a patch touches, built before and after.
+struct ModuleOutcome {
+    std::string name;       // "tpm_i2c_nuvoton"
+    std::string directory;  // tree-relative, "drivers/char/tpm"
+    std::string config;     // "CONFIG_TCG_TIS_I2C_NUVOTON"
+    std::string config_value; // "m", "y" or "" (not set)
+    LevelStatus status = LevelStatus::not_run;
+    std::string message;
+    std::vector<std::string> new_warnings; // in the patched build, not in the baseline
+};
+
+// L4: one boot of one variant.
+struct BootRun {
+    std::string variant; // "baseline" or "patched"
+    int boot = 0;        // 1-based within its variant
+    bool ok = false;     // every extend succeeded and the PCR check passed
+    bool pcr_passed = false;
+    std::string message;
+    std::vector<ExtendSample> samples;
+    std::map<std::string, unsigned long long> violations; // requirement -> count, this boot
+    double wall_seconds = 0;
+    std::string run_dir; // console and back end logs
+};
+
+// The statistics of one variant over all its boots pooled.
+struct VariantSummary {
+    std::string variant;
+    ExtendSummary summary;
+    int boots = 0;
+    int failed_boots = 0;
+    std::map<std::string, unsigned long long> violations; // requirement -> total count
+};
+
+// L4 of one driver: both variants, interleaved boots, and the verdict.
+struct DeviceRun {
+    std::string driver;  // "tpm_i2c_nuvoton"
+    std::string profile; // path of the device profile
+    std::map<std::string, std::string> requirements; // name -> "1000 us", from the profile
+    std::uint32_t extends = 0;
+    std::vector<BootRun> boots; // in the order they ran
+    VariantSummary baseline, patched;
+    double median_ratio = 0; // patched median / baseline median (0: not measured)
+};
+
+struct PatchResult {
+    size_t number = 0;       // 1-based position in the series
+    std::string path;        // the patch file
+    std::string subject;     // without the [PATCH m/n] prefix
+    std::vector<std::string> files; // tree-relative files it changes
+    std::array<LevelResult, 4> levels;
+    CheckpatchCounts checkpatch;
+    std::vector<ModuleOutcome> modules;
+    std::vector<DeviceRun> devices;
+
+    // No level failed (not_built / not_applicable / skipped levels do not fail a patch).
+    bool passed() const;
+};
+
+struct ValidationReport {
+    std::string tool_version;
+    std::string tree;
+    std::string series;         // the series directory or the git range
+    std::string base_commit;
+    std::string headers_dir;
+    std::string kernel_release; // the guest kernel
+    int config_hz = 0;
+    std::vector<int> levels;    // requested
+    int boots = 0;              // per variant
+    std::uint32_t extends = 0;  // per boot
+    std::string profile;        // device profile override ("" = each model's default)
+    std::string started_at;     // UTC, ISO 8601
+    double wall_seconds = 0;
+    std::vector<PatchResult> patches;
+    std::vector<std::string> errors; // problems outside any one patch
+
+    bool passed() const;
+};
+
+// The relative slowdown we still call noise: patched median up to 10 % above the baseline's.
+inline constexpr double kSlowdownTolerance = 0.10;
+
+} // namespace ksweep::validate
