@@ -92,7 +92,9 @@ std::string wrap_body(const std::string& text, size_t width) {
             line.pop_back();
         if (line.empty()) {
             flush();
-            out += "\n";
+            // One blank line between paragraphs, however many an empty placeholder left.
+            if (!out.empty() && (out.size() < 2 || out.compare(out.size() - 2, 2, "\n\n") != 0))
+                out += "\n";
             continue;
         }
         size_t lead = line.find_first_not_of(" \t");

@@ -1,0 +1,179 @@
+#include "series/grouping.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+namespace fs = std::filesystem;
+
+namespace ksweep::series {
+
+namespace {
+
+// What one Makefile/Kbuild builds: modules named by obj-... lines, and the objects each
+// composite module is made of.
+struct Makefile {
+    std::vector<std::string> modules;                          // "tpm", "tpm_nsc"
+    std::map<std::string, std::vector<std::string>> composite; // "tpm" -> {"tpm-chip.o", ...}
+};
+
+std::string dir_of(const std::string& path) {
+    auto slash = path.rfind('/');
+    return slash == std::string::npos ? "" : path.substr(0, slash);
+}
+
+std::string stem_of(const std::string& path) {
+    std::string name = path.substr(path.rfind('/') + 1);
+    return name.substr(0, name.rfind('.'));
+}
+
+// Joins backslash-continued lines and drops comments.
+std::vector<std::string> logical_lines(std::istream& in) {
+    std::vector<std::string> out;
+    std::string pending;
+    for (std::string line; std::getline(in, line);) {
+        if (auto hash = line.find('#'); hash != std::string::npos)
+            line.erase(hash);
+        if (!line.empty() && line.back() == '\\') {
+            line.pop_back();
+            pending += line + " ";
+            continue;
+        }
+        out.push_back(pending + line);
+        pending.clear();
+    }
+    if (!pending.empty())
+        out.push_back(pending);
+    return out;
+}
+
+Makefile read_makefile(const std::string& dir) {
+    Makefile mk;
+    for (const char* name : {"Kbuild", "Makefile"}) {
+        std::ifstream in(dir + "/" + name);
+        if (!in)
+            continue;
+        for (const auto& line : logical_lines(in)) {
+            auto eq = line.find('=');
+            if (eq == std::string::npos || eq == 0)
+                continue;
+            std::string lhs = line.substr(0, eq);
+            if (lhs.back() == ':' || lhs.back() == '+' || lhs.back() == '?')
+                lhs.pop_back();
+            std::istringstream lhs_in(lhs);
+            lhs_in >> lhs;
+            std::istringstream rhs(line.substr(eq + 1));
+            std::vector<std::string> objects;
+            for (std::string word; rhs >> word;)
+                if (word.size() > 2 && word.compare(word.size() - 2, 2, ".o") == 0)
+                    objects.push_back(word);
+            // obj-y, obj-m, obj-$(CONFIG_FOO): modules; foo-y, foo-objs, foo-$(CONFIG_BAR):
+            // the objects of composite foo.
+            auto dash = lhs.find('-');
+            if (dash == std::string::npos)
+                continue;
+            std::string owner = lhs.substr(0, dash);
+            std::string kind = lhs.substr(dash + 1);
+            bool member_list = kind == "y" || kind == "objs" || kind == "m" ||
+                               kind.rfind("$(CONFIG_", 0) == 0;
+            if (!member_list)
+                continue;
+            if (owner == "obj") {
+                for (const auto& o : objects)
+                    mk.modules.push_back(o.substr(0, o.size() - 2));
+            } else if (owner.find_first_of("$()") == std::string::npos) {
+                auto& members = mk.composite[owner];
+                members.insert(members.end(), objects.begin(), objects.end());
+            }
+        }
+        break; // Kbuild takes precedence over Makefile, as in kbuild itself
+    }
+    return mk;
+}
+
+bool contains(const std::vector<std::string>& v, const std::string& s) {
+    return std::find(v.begin(), v.end(), s) != v.end();
+}
+
+bool is_header(const std::string& path) {
+    return path.size() > 2 && path.compare(path.size() - 2, 2, ".h") == 0;
+}
+
+} // namespace
+
+std::optional<GroupBy> parse_group_by(const std::string& name) {
+    if (name == "driver")
+        return GroupBy::Driver;
+    if (name == "file")
+        return GroupBy::File;
+    if (name == "dir")
+        return GroupBy::Dir;
+    if (name == "maintainer")
+        return GroupBy::Maintainer;
+    return std::nullopt;
+}
+
+std::optional<ModuleOf> module_of(const std::string& tree, const std::string& file) {
+    std::string dir = dir_of(file);
+    // A composite in this directory or up to two above may list the file's object.
+    std::string up = dir;
+    for (int level = 0; level < 3 && !up.empty(); ++level) {
+        Makefile mk = read_makefile(tree + "/" + up);
+        std::string rel = file.substr(up.size() + 1);
+        std::string object = rel.substr(0, rel.rfind('.')) + ".o";
+        for (const auto& [module, members] : mk.composite)
+            if (contains(members, object) && contains(mk.modules, module))
+                return ModuleOf{module, up};
+        if (level == 0 && contains(mk.modules, stem_of(file)))
+            return ModuleOf{stem_of(file), up};
+        up = dir_of(up);
+    }
+    if (is_header(file)) {
+        // A header beside the sources of one module belongs to it.
+        Makefile mk = read_makefile(tree + "/" + dir);
+        if (mk.modules.size() == 1)
+            return ModuleOf{mk.modules.front(), dir};
+        std::string source = dir + "/" + stem_of(file) + ".c";
+        if (fs::exists(tree + "/" + source))
+            return module_of(tree, source);
+    }
+    return std::nullopt;
+}
+
+std::vector<PatchGroup> group_files(const std::string& tree, const std::vector<std::string>& files,
+                                    GroupBy by, const Maintainers* maintainers) {
+    std::vector<PatchGroup> groups;
+    std::map<std::string, size_t> index_of;
+    for (size_t i = 0; i < files.size(); ++i) {
+        const std::string& f = files[i];
+        PatchGroup g;
+        switch (by) {
+        case GroupBy::File: g.key = "file " + f; break;
+        case GroupBy::Dir: g.key = "dir " + dir_of(f); break;
+        case GroupBy::Maintainer: {
+            auto sections = maintainers ? maintainers->sections_for(f)
+                                        : std::vector<const MaintainerSection*>{};
+            g.key = sections.empty() ? "dir " + dir_of(f) : "section " + sections.front()->name;
+            break;
+        }
+        case GroupBy::Driver:
+            if (auto m = module_of(tree, f)) {
+                g.key = "module " + m->dir + "/" + m->name;
+                g.module = m->name;
+                g.module_dir = m->dir;
+            } else {
+                g.key = "file " + f;
+            }
+            break;
+        }
+        auto [it, inserted] = index_of.emplace(g.key, groups.size());
+        if (inserted)
+            groups.push_back(std::move(g));
+        groups[it->second].files.push_back(i);
+    }
+    return groups;
+}
+
+} // namespace ksweep::series

@@ -1,0 +1,171 @@
+#include "series/message.h"
+
+#include "series/text_wrap.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <set>
+
+namespace ksweep::series {
+
+namespace {
+
+// Used when a rule file has no templates of its own.
+constexpr const char* kDefaultSubject = "Use {target}() for short sleeps";
+constexpr const char* kDefaultBody =
+    "{callee}() of less than {threshold_ms} ms sleeps longer than asked at HZ={hz}:\n\n"
+    "{sites}\n\n{slack}\n\n{measured}";
+
+std::string fmt_ms(double ms) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", ms);
+    return buf;
+}
+
+std::string base_name(const std::string& path) { return path.substr(path.rfind('/') + 1); }
+
+std::string callee_list(const Rule& rule) {
+    std::string out;
+    for (size_t i = 0; i < rule.functions.size(); ++i)
+        out += (i ? "/" : "") + rule.functions[i];
+    return out;
+}
+
+std::string target_name(const Rule& rule, const std::string& path) {
+    return rule.target_for(path) == Target::Fsleep ? "fsleep" : "usleep_range";
+}
+
+std::string site_lines(const MessageContext& ctx) {
+    std::string out;
+    bool several_files = ctx.files.size() > 1;
+    for (const auto* f : ctx.files) {
+        for (const auto& site : f->sites) {
+            if (!site.fixed)
+                continue;
+            const Finding& fd = site.finding;
+            std::string where = several_files ? base_name(f->file) + ": " : "";
+            if (!fd.function.empty())
+                where += fd.function + "(): ";
+            std::string value = fd.value_ms ? std::to_string(*fd.value_ms) + " ms" : "?";
+            std::string call;
+            for (char c : fd.call) // a call spread over lines reads as one
+                if (!std::isspace(static_cast<unsigned char>(c)))
+                    call += c;
+                else if (!call.empty() && call.back() != ' ')
+                    call += ' ';
+            std::string line = "  " + where + call;
+            if (fd.call != fd.callee + "(" + std::to_string(fd.value_ms.value_or(-1)) + ")")
+                line += " (" + value + ")";
+            line += " sleeps up to " + fmt_ms(fd.predicted_sleep_ms) + " ms";
+            out += line + "\n";
+        }
+    }
+    if (!out.empty())
+        out.pop_back();
+    return out;
+}
+
+std::string slack_sentence(const MessageContext& ctx) {
+    if (ctx.files.empty())
+        return "";
+    const FileFix& f = *ctx.files.front();
+    const Slack slack = ctx.rule->slack_for(f.file);
+    std::string target = target_name(*ctx.rule, f.file);
+    if (target == "fsleep")
+        return "fsleep() picks the sleep primitive and its slack itself.";
+    std::string name = f.slack_name.empty() ? "" : " (" + f.slack_name + ")";
+    switch (slack.policy) {
+    case SlackPolicy::Fixed:
+        return "Each range allows a fixed " + std::to_string(slack.fixed_us) + " us of slack" +
+               name + ", far below what msleep() oversleeps and enough for the hrtimer to "
+               "coalesce wakeups.";
+    case SlackPolicy::Percent:
+        return "Each range allows " + std::to_string(slack.percent) + "% of the sleep as slack" +
+               name + ", at least " + std::to_string(slack.floor_us) +
+               " us: the slack fsleep() itself uses, far below what msleep() oversleeps.";
+    case SlackPolicy::Acpi:
+        return "Each range allows 1% of the sleep as slack" + name + ", at least " +
+               std::to_string(slack.floor_us) + " us, as acpi_os_sleep() does.";
+    }
+    return "";
+}
+
+size_t fixed_sites(const MessageContext& ctx) {
+    size_t n = 0;
+    for (const auto* f : ctx.files)
+        for (const auto& s : f->sites)
+            n += s.fixed;
+    return n;
+}
+
+} // namespace
+
+std::vector<std::pair<std::string, std::string>> message_values(const MessageContext& ctx) {
+    std::string files;
+    for (size_t i = 0; i < ctx.files.size(); ++i)
+        files += (i ? ", " : "") + base_name(ctx.files[i]->file);
+    std::string first = ctx.files.empty() ? "" : ctx.files.front()->file;
+    return {{"callee", callee_list(*ctx.rule)},
+            {"target", target_name(*ctx.rule, first)},
+            {"threshold_ms", std::to_string(ctx.rule->threshold_ms)},
+            {"hz", std::to_string(ctx.hz)},
+            {"jiffy_ms", fmt_ms(1000.0 / ctx.hz)},
+            {"kernel", std::to_string(ctx.kernel.major) + "." + std::to_string(ctx.kernel.minor)},
+            {"count", std::to_string(fixed_sites(ctx))},
+            {"files", files},
+            {"sites", site_lines(ctx)},
+            {"slack", slack_sentence(ctx)},
+            {"measured", ctx.measured ? describe(*ctx.measured, ctx.environment) : ""}};
+}
+
+std::string expand(const std::string& text,
+                   const std::vector<std::pair<std::string, std::string>>& vals) {
+    std::string out;
+    for (size_t i = 0; i < text.size(); ++i) {
+        if (text[i] == '{') {
+            size_t close = text.find('}', i);
+            if (close != std::string::npos) {
+                std::string key = text.substr(i + 1, close - i - 1);
+                auto it = std::find_if(vals.begin(), vals.end(),
+                                       [&](const auto& kv) { return kv.first == key; });
+                if (it != vals.end()) {
+                    out += it->second;
+                    i = close;
+                    continue;
+                }
+            }
+        }
+        out += text[i];
+    }
+    return out;
+}
+
+std::string summary_from_template(const MessageContext& ctx) {
+    const std::string& t = ctx.rule->subject_template;
+    return expand(t.empty() ? kDefaultSubject : t, message_values(ctx));
+}
+
+std::string full_summary(const std::string& prefix, const std::string& summary, size_t max) {
+    std::string head = prefix.empty() ? "" : prefix + ": ";
+    std::string s = summary;
+    while (head.size() + s.size() > max) {
+        auto space = s.rfind(' ');
+        if (space == std::string::npos || space == 0) {
+            s.resize(max > head.size() ? max - head.size() : 0);
+            break;
+        }
+        s.resize(space);
+    }
+    return head + s;
+}
+
+std::string commit_body(const MessageContext& ctx, const std::string& signoff) {
+    const std::string& t = ctx.rule->body_template;
+    std::string body = wrap_body(expand(t.empty() ? kDefaultBody : t, message_values(ctx)), 75);
+    while (!body.empty() && body.back() == '\n')
+        body.pop_back();
+    return body + "\n\nSigned-off-by: " + signoff + "\n";
+}
+
+} // namespace ksweep::series

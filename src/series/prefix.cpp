@@ -1,0 +1,164 @@
+#include "series/prefix.h"
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+
+namespace ksweep::series {
+
+namespace {
+
+// A tag is short and has no spaces inside: "tpm", "drm/i915", "ACPI", "net/mlx5e".
+bool looks_like_tag(const std::string& s) {
+    if (s.empty() || s.size() > 32)
+        return false;
+    return std::none_of(s.begin(), s.end(), [](char c) {
+        return c == ' ' || c == '\t' || c == '"' || c == '(' || c == '`';
+    });
+}
+
+std::string join_tags(const std::vector<std::string>& tags, size_t n) {
+    std::string out;
+    for (size_t i = 0; i < n; ++i)
+        out += (i ? ": " : "") + tags[i];
+    return out;
+}
+
+bool entry_differs(git_tree* a, git_tree* b, const std::string& path) {
+    git_tree_entry *ea = nullptr, *eb = nullptr;
+    bool ha = git_tree_entry_bypath(&ea, a, path.c_str()) == 0;
+    bool hb = git_tree_entry_bypath(&eb, b, path.c_str()) == 0;
+    TreeEntry owned_a(ea), owned_b(eb);
+    if (ha != hb)
+        return true;
+    return ha && !git_oid_equal(git_tree_entry_id(ea), git_tree_entry_id(eb));
+}
+
+std::string last_component(std::string path) {
+    while (!path.empty() && path.back() == '/')
+        path.pop_back();
+    return path.substr(path.rfind('/') + 1);
+}
+
+} // namespace
+
+std::vector<std::string> subject_tags(const std::string& subject) {
+    std::string s = subject;
+    // "[PATCH v2] x" when a mail subject was committed as is.
+    while (!s.empty() && s.front() == '[') {
+        auto close = s.find(']');
+        if (close == std::string::npos)
+            break;
+        s.erase(0, s.find_first_not_of(' ', close + 1));
+    }
+    if (s.rfind("Revert ", 0) == 0 || s.rfind("Merge ", 0) == 0)
+        return {};
+    std::vector<std::string> tags;
+    size_t pos = 0;
+    for (size_t colon; (colon = s.find(": ", pos)) != std::string::npos; pos = colon + 2) {
+        std::string tag = s.substr(pos, colon - pos);
+        if (!looks_like_tag(tag))
+            break;
+        tags.push_back(tag);
+    }
+    return tags;
+}
+
+std::optional<std::string> modal_prefix(const std::vector<std::string>& subjects) {
+    std::vector<std::vector<std::string>> tagged;
+    for (const auto& s : subjects)
+        if (auto tags = subject_tags(s); !tags.empty())
+            tagged.push_back(std::move(tags));
+    if (tagged.empty())
+        return std::nullopt;
+    std::vector<std::string> chosen;
+    for (size_t level = 0;; ++level) {
+        // Count tag `level` among subjects that share the prefix chosen so far; the first seen
+        // (the most recent) wins ties.
+        std::map<std::string, size_t> count;
+        std::vector<std::string> order;
+        size_t candidates = 0;
+        for (const auto& tags : tagged) {
+            if (tags.size() < level || !std::equal(chosen.begin(), chosen.end(), tags.begin()))
+                continue;
+            ++candidates;
+            if (tags.size() == level)
+                continue;
+            if (count[tags[level]]++ == 0)
+                order.push_back(tags[level]);
+        }
+        if (order.empty())
+            break;
+        std::string best = order.front();
+        for (const auto& t : order)
+            if (count[t] > count[best])
+                best = t;
+        // The first level takes the mode; deeper levels need a majority of their subjects.
+        if (level > 0 && count[best] * 2 <= candidates)
+            break;
+        chosen.push_back(best);
+    }
+    return join_tags(chosen, chosen.size());
+}
+
+std::vector<std::string> history_subjects(git_repository* repo, const git_oid& from,
+                                          const std::vector<std::string>& paths,
+                                          const HistoryLimits& limits) {
+    git_revwalk* raw = nullptr;
+    check(git_revwalk_new(&raw, repo), "git_revwalk_new");
+    RevWalk walk(raw);
+    check(git_revwalk_sorting(walk.get(), GIT_SORT_TIME), "git_revwalk_sorting");
+    check(git_revwalk_push(walk.get(), &from), "git_revwalk_push");
+
+    std::vector<std::string> subjects;
+    git_oid id;
+    for (size_t seen = 0; seen < limits.max_commits && subjects.size() < limits.max_subjects &&
+                          git_revwalk_next(&id, walk.get()) == 0;
+         ++seen) {
+        Commit commit = lookup_commit(repo, id);
+        if (git_commit_parentcount(commit.get()) != 1)
+            continue; // merges and the root say nothing about a file's subsystem
+        git_commit* parent_raw = nullptr;
+        check(git_commit_parent(&parent_raw, commit.get(), 0), "git_commit_parent");
+        Commit parent(parent_raw);
+        Tree tree = commit_tree(commit.get());
+        Tree parent_tree = commit_tree(parent.get());
+        bool touches = std::any_of(paths.begin(), paths.end(), [&](const std::string& p) {
+            return entry_differs(tree.get(), parent_tree.get(), p);
+        });
+        if (touches)
+            subjects.push_back(git_commit_summary(commit.get()));
+    }
+    return subjects;
+}
+
+std::string prefix_from_maintainers(const Maintainers& maintainers, const std::string& file,
+                                    const std::string& module) {
+    std::string section_dir;
+    for (const auto* s : maintainers.sections_for(file)) {
+        // The deepest directory pattern that contains the file names the subsystem.
+        for (const auto& pattern : s->file_patterns)
+            if (pattern.back() == '/' && file.rfind(pattern, 0) == 0 &&
+                pattern.size() > section_dir.size())
+                section_dir = pattern;
+        if (!section_dir.empty())
+            break;
+    }
+    std::string dir = file.substr(0, file.rfind('/') + 1);
+    if (section_dir.empty())
+        section_dir = dir;
+    std::string tag = last_component(section_dir);
+    // The driver inside the subsystem: its own subdirectory, else its module, else the file.
+    std::string driver;
+    if (dir.size() > section_dir.size())
+        driver = last_component(dir.substr(0, section_dir.size() + dir.substr(section_dir.size()).find('/')));
+    else if (!module.empty())
+        driver = module;
+    else
+        driver = file.substr(file.rfind('/') + 1, file.rfind('.') - file.rfind('/') - 1);
+    if (driver.empty() || driver == tag)
+        return tag;
+    return tag + ": " + driver;
+}
+
+} // namespace ksweep::series

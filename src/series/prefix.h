@@ -1,0 +1,42 @@
+// The subject prefix a subsystem uses ("tpm: tpm_i2c_nuvoton:", "ACPI: OSL:").
+//
+// From history when the repository has some: a capped, path-limited walk back from the base
+// collects the subjects of recent commits touching the files, and the modal prefix wins, one
+// level at a time (the first tag by count, then a second tag when most of those subjects
+// carry the same one, and so on). libgit2 path-limited walks cannot use commit-graph bloom
+// filters, so the walk stops after a fixed number of commits.
+// Otherwise from MAINTAINERS and the path: the tag is the last directory of the matching
+// section's F: pattern ("drivers/char/tpm/" -> "tpm"), then the driver when it is not the
+// subsystem itself ("tpm_nsc", or the subdirectory "st33zp24").
+#pragma once
+
+#include "series/git_handle.h"
+#include "series/maintainers.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ksweep::series {
+
+struct HistoryLimits {
+    size_t max_commits = 5000; // commits looked at
+    size_t max_subjects = 30;  // matching subjects kept
+};
+
+// "tpm: tpm_nsc" (no trailing colon) from subjects such as "tpm: tpm_nsc: Fix x".
+std::optional<std::string> modal_prefix(const std::vector<std::string>& subjects);
+
+// The tags of one subject ("ACPI: OSL: Use x" -> {"ACPI", "OSL"}); empty when it has none.
+std::vector<std::string> subject_tags(const std::string& subject);
+
+// Subjects of recent non-merge commits that changed any of `paths` (repository-relative).
+std::vector<std::string> history_subjects(git_repository* repo, const git_oid& from,
+                                          const std::vector<std::string>& paths,
+                                          const HistoryLimits& limits = {});
+
+// The fallback for trees without history. `module` may be empty.
+std::string prefix_from_maintainers(const Maintainers& maintainers, const std::string& file,
+                                    const std::string& module);
+
+} // namespace ksweep::series
