@@ -41,6 +41,12 @@ struct FixResult {
 // Plans and applies in memory; writes nothing.
 FixResult plan_fixes(const Rule& rule, const ScanOptions& options, const ScanResult& scan);
 
+// Fixes one file's text in memory from its findings (plan, overlap check, apply), without
+// reading the tree or re-scanning. Sites left alone are appended to `skipped`. plan_fixes()
+// runs this per file and verifies the result; tests call it with findings of their own.
+FileFix fix_file_text(const Rule& rule, const std::string& path, const std::string& text,
+                      const std::vector<Finding>& findings, std::vector<SiteOutcome>& skipped);
+
 // A unified diff (git-style a/ b/ paths) of the result, for `ksweep fix` without --in-place.
 std::string unified_diff(const FixResult& result);
 
