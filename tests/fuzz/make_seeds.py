@@ -1,0 +1,54 @@
+#!/usr/bin/env python3
+"""Writes the fuzz seeds in seeds/: guest memory images holding well-formed virtio-i2c requests
+(the layout virtio_i2c_fuzz.cpp expects: a 4-entry descriptor table at guest 0x1000)."""
+import os
+import struct
+
+BASE = 0x1000
+NEXT, WRITE, INDIRECT = 1, 2, 4
+
+
+def desc(addr, length, flags, nxt=0):
+    return struct.pack("<QIHH", addr, length, flags, nxt)
+
+
+def image(table, blobs):
+    mem = bytearray(4096)
+    mem[0:len(table)] = table
+    for off, blob in blobs:
+        mem[off:off + len(blob)] = blob
+    return bytes(mem)
+
+
+def header(addr, flags):
+    return struct.pack("<HHI", addr << 1, 0, flags)
+
+
+here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "seeds")
+os.makedirs(here, exist_ok=True)
+seeds = {
+    # SMBus read of the ID register: write [0x60] (FAIL_NEXT), then read 4 bytes.
+    "id_read": image(
+        desc(BASE + 0x100, 8, NEXT, 1) + desc(BASE + 0x110, 1, NEXT, 2) +
+        desc(BASE + 0x118, 1, WRITE) + desc(0, 0, 0),
+        [(0x100, header(0x2e, 1)), (0x110, b"\x60")]),
+    # commandReady, then a FIFO write, through indirect tables.
+    "indirect_writes": image(
+        desc(BASE + 0x200, 48, INDIRECT) + desc(BASE + 0x240, 48, INDIRECT) +
+        desc(0, 0, 0) + desc(0, 0, 0),
+        [(0x200, desc(BASE + 0x300, 8, NEXT, 1) + desc(BASE + 0x310, 2, NEXT, 2) +
+          desc(BASE + 0x318, 1, WRITE)),
+         (0x240, desc(BASE + 0x320, 8, NEXT, 1) + desc(BASE + 0x330, 13, NEXT, 2) +
+          desc(BASE + 0x348, 1, WRITE)),
+         (0x300, header(0x2e, 0)), (0x310, b"\x00\x40"),
+         (0x320, header(0x2e, 0)),
+         (0x330, b"\x20\x80\x01\x00\x00\x00\x0c\x00\x00\x01\x44\x00\x00")]),
+    # A read of the status register: pointer write and read as a chain of direct descriptors.
+    "status_read": image(
+        desc(BASE + 0x100, 8, NEXT, 1) + desc(BASE + 0x110, 1, WRITE) +
+        desc(0, 0, 0) + desc(0, 0, 0),
+        [(0x100, header(0x2e, 2))]),
+}
+for name, data in seeds.items():
+    with open(os.path.join(here, name), "wb") as f:
+        f.write(data)

@@ -1,0 +1,56 @@
+// Fuzz target: the guest controls all of guest memory, so the input *is* guest memory. Its
+// first 64 bytes are a descriptor table of 4 entries; each entry is taken as a request head in
+// turn and runs through read_descriptor_chain, parse_i2c_request and the I2C bus into the
+// Nuvoton model. The memory is a heap block of exactly the input's size (rounded up to one
+// page), so AddressSanitizer catches any access outside it.
+#include "validate/nuvoton_tpm.h"
+#include "validate/virtio_i2c.h"
+
+#include <cstring>
+#include <memory>
+
+using namespace ksweep::device;
+
+namespace {
+
+constexpr uint64_t kGuestBase = 0x1000;
+constexpr size_t kGuestSize = 4096;
+constexpr uint16_t kQueueSize = 4;
+
+struct EchoTpm final : TpmEngine {
+    std::vector<uint8_t> execute(std::span<const uint8_t> command) override {
+        std::vector<uint8_t> rsp(command.begin(), command.end());
+        if (rsp.size() < 10)
+            rsp = tpm2_error_response(0x101);
+        return rsp;
+    }
+};
+
+} // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+    auto guest = std::make_unique<uint8_t[]>(kGuestSize);
+    std::memcpy(guest.get(), data, std::min(size, kGuestSize));
+    GuestMemory memory({{kGuestBase, kGuestSize, 0x7f0000000000, guest.get()}});
+
+    ManualClock clock;
+    EchoTpm engine;
+    DeviceProfile profile;
+    profile.default_command_time = std::chrono::microseconds(100);
+    profile.requirements.min_status_gap = std::chrono::microseconds(50);
+    auto quiet = [](const std::string&) {};
+    NuvotonTpm tpm(clock, engine, profile, quiet);
+    I2cBus bus(clock);
+    bus.attach(nuvoton::kDefaultAddress, tpm);
+    VirtioI2cDevice i2c(bus, quiet);
+
+    std::span<const uint8_t> table(guest.get(), kQueueSize * kDescSize);
+    for (uint16_t head = 0; head < kQueueSize; ++head) {
+        uint32_t used = i2c.handle(table, head, memory);
+        // The used length never exceeds what the chain could hold.
+        if (used > kGuestSize)
+            __builtin_trap();
+        clock.advance(std::chrono::microseconds(30));
+    }
+    return 0;
+}
