@@ -1,0 +1,236 @@
+// ksweep scan: every call the rule looks at, with its value, as a table or as JSON
+// (docs/scan-json.md is the contract).
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "cli/output.h"
+#include "core/kernel_tree.h"
+#include "core/rule.h"
+#include "rewrite/scanner.h"
+
+#include <llvm/Support/JSON.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <set>
+
+namespace fs = std::filesystem;
+
+namespace ksweep::cli {
+
+namespace {
+
+llvm::json::Value string_or_null(const std::string& s) {
+    return s.empty() ? llvm::json::Value(nullptr) : llvm::json::Value(s);
+}
+
+llvm::json::Object finding_json(const Finding& f) {
+    return llvm::json::Object{
+        {"file", f.file},
+        {"line", f.line},
+        {"column", f.column},
+        {"function", string_or_null(f.function)},
+        {"callee", f.callee},
+        {"call", f.call},
+        {"argument", f.argument},
+        {"value_ms", f.value_ms ? llvm::json::Value(*f.value_ms) : llvm::json::Value(nullptr)},
+        {"resolution", std::string(to_string(f.resolution))},
+        {"constant", string_or_null(f.constant)},
+        {"defined_at", string_or_null(f.defined_at)},
+        {"engine", std::string(to_string(f.engine))},
+        {"predicted_sleep_ms",
+         f.value_ms ? llvm::json::Value(f.predicted_sleep_ms) : llvm::json::Value(nullptr)},
+        {"actionable", f.actionable},
+        {"inactive", f.inactive},
+        {"in_macro_body", f.in_macro_body},
+        {"note", string_or_null(f.note)},
+    };
+}
+
+struct Summary {
+    std::map<std::string, size_t> by_resolution, by_engine;
+    size_t actionable = 0, inactive = 0;
+    std::set<std::string> files;
+
+    explicit Summary(const ScanResult& r) {
+        for (auto kind : {"literal", "macro", "enum", "expression", "unresolved"})
+            by_resolution[kind] = 0;
+        for (const auto& f : r.findings) {
+            ++by_resolution[std::string(to_string(f.resolution))];
+            ++by_engine[std::string(to_string(f.engine))];
+            actionable += f.actionable && !f.inactive;
+            inactive += f.inactive;
+            files.insert(f.file);
+        }
+    }
+};
+
+void print_json(const std::string& tree, const Rule& rule, const ScanResult& r) {
+    llvm::json::Array findings;
+    for (const auto& f : r.findings)
+        findings.push_back(finding_json(f));
+    Summary s(r);
+    llvm::json::Object by_resolution;
+    for (const auto& [k, v] : s.by_resolution)
+        by_resolution[k] = v;
+    llvm::json::Array errors;
+    for (const auto& e : r.errors)
+        errors.push_back(e);
+    llvm::json::Object root{
+        {"tree", tree},
+        {"rule", rule.name},
+        {"threshold_ms", rule.threshold_ms},
+        {"hz", r.hz},
+        {"kernel_version", to_string(r.kernel)},
+        {"build_dir", string_or_null(r.build_dir)},
+        {"findings", std::move(findings)},
+        {"summary", llvm::json::Object{{"findings", r.findings.size()},
+                                       {"actionable", s.actionable},
+                                       {"inactive", s.inactive},
+                                       {"by_resolution", std::move(by_resolution)},
+                                       {"files_scanned", r.files_scanned},
+                                       {"files_with_findings", s.files.size()},
+                                       {"files_semantic", r.files_semantic},
+                                       {"files_fallback", r.files_fallback}}},
+        {"errors", std::move(errors)},
+    };
+    llvm::outs() << llvm::formatv("{0:2}", llvm::json::Value(std::move(root))) << "\n";
+}
+
+std::string one_line(std::string s) {
+    std::string out;
+    bool space = false;
+    for (char c : s) {
+        bool ws = c == ' ' || c == '\t' || c == '\n' || c == '\\' || c == '\r';
+        if (ws) {
+            space = !out.empty();
+            continue;
+        }
+        if (space)
+            out += ' ';
+        space = false;
+        out += c;
+    }
+    return out;
+}
+
+void print_text(const Rule& rule, const ScanResult& r) {
+    std::printf("%-48s %-26s %-34s %8s %-10s %9s  %s\n", "LOCATION", "FUNCTION", "CALL", "VALUE",
+                "RESOLVED", "SLEEPS", "NOTES");
+    for (const auto& f : r.findings) {
+        std::string where = f.file + ":" + std::to_string(f.line) + ":" + std::to_string(f.column);
+        std::string value = f.value_ms ? std::to_string(*f.value_ms) + " ms" : "?";
+        char sleeps[32] = "";
+        if (f.value_ms)
+            std::snprintf(sleeps, sizeof sleeps, "%.1f ms", f.predicted_sleep_ms);
+        std::string notes;
+        auto add = [&](const std::string& n) { notes += (notes.empty() ? "" : "; ") + n; };
+        if (f.actionable && !f.inactive)
+            add("ACTIONABLE");
+        if (f.inactive)
+            add("inactive");
+        if (f.in_macro_body)
+            add("in #define");
+        if (!f.defined_at.empty())
+            add(f.constant + " at " + f.defined_at);
+        add(std::string(to_string(f.engine)));
+        if (!f.note.empty())
+            add(f.note);
+        std::printf("%-48s %-26s %-34s %8s %-10s %9s  %s\n", where.c_str(),
+                    f.function.empty() ? "-" : f.function.c_str(), one_line(f.call).c_str(),
+                    value.c_str(), std::string(to_string(f.resolution)).c_str(), sleeps,
+                    notes.c_str());
+    }
+    Summary s(r);
+    std::printf("\n%zu %s call%s in %zu of %zu files:", r.findings.size(),
+                rule.functions.empty() ? "" : rule.functions.front().c_str(),
+                r.findings.size() == 1 ? "" : "s", s.files.size(), r.files_scanned);
+    const char* sep = " ";
+    for (const auto& [kind, n] : s.by_resolution) {
+        std::printf("%s%zu %s", sep, n, kind.c_str());
+        sep = ", ";
+    }
+    std::printf(".\n%zu actionable (0 < value < %lld ms), %zu inactive; HZ=%d, kernel %s.\n",
+                s.actionable, rule.threshold_ms, s.inactive, r.hz, to_string(r.kernel).c_str());
+    std::printf("Engines: %zu lexical, %zu semantic findings; %zu files parsed semantically "
+                "(%s), %zu fell back to lexical.\n",
+                s.by_engine["lexical"], s.by_engine["semantic"], r.files_semantic,
+                r.build_dir.empty() ? "no build dir" : r.build_dir.c_str(), r.files_fallback);
+    for (const auto& e : r.errors)
+        std::printf("note: %s\n", e.c_str());
+}
+
+} // namespace
+
+int scan_command(int argc, char** argv) {
+    std::string rule_path = default_rule_path(), format = "text", build_dir;
+    int jobs = 2, hz = 0;
+    bool lexical_only = false, fail_on_findings = false;
+    std::vector<std::string> positionals;
+    ArgParser args("scan", "[options] TREE [PATH...]",
+                   "Finds every call of the rule's functions (msleep) in .c and .h files under\n"
+                   "the PATHs of TREE (all of it by default) and resolves the argument to\n"
+                   "milliseconds through literals, macros, enums and constant expressions.");
+    args.option("--rule", &rule_path, "FILE", "rule file (default: rules/msleep_small.yaml)");
+    args.option("--format", &format, "text|json", "output format (JSON: docs/scan-json.md)");
+    args.option("-j", &jobs, "N", "parallel jobs (default 2)");
+    args.option("--build-dir", &build_dir, "DIR",
+                "prepared kernel build/headers dir (default: found for the tree's version)");
+    args.option("--hz", &hz, "N", "CONFIG_HZ for the sleep model (default: the build dir's)");
+    args.flag("--lexical-only", &lexical_only, "skip the semantic engine (literals, same-file #defines)");
+    args.flag("--fail-on-findings", &fail_on_findings, "exit 1 when a site is actionable");
+    args.positionals(&positionals, 1);
+    if (auto rc = args.parse(argc, argv))
+        return *rc;
+    if (format != "text" && format != "json") {
+        std::fprintf(stderr, "ksweep scan: --format must be text or json, not '%s'\n", format.c_str());
+        return 2;
+    }
+    if (jobs < 1 || hz < 0) {
+        std::fprintf(stderr, "ksweep scan: -j and --hz must be positive\n");
+        return 2;
+    }
+    if (!build_dir.empty() && !fs::is_directory(build_dir)) {
+        std::fprintf(stderr, "ksweep scan: --build-dir %s: no such directory\n", build_dir.c_str());
+        return 2;
+    }
+
+    try {
+        Rule rule = load_rule(rule_path);
+        ScanOptions options;
+        options.tree = positionals[0];
+        for (size_t i = 1; i < positionals.size(); ++i) {
+            fs::path p = positionals[i];
+            // An absolute path inside the tree is as good as a tree-relative one.
+            if (p.is_absolute())
+                p = p.lexically_relative(fs::absolute(options.tree));
+            options.paths.push_back(p.generic_string());
+        }
+        options.build_dir = build_dir;
+        options.jobs = jobs;
+        options.hz = hz;
+        options.semantic = !lexical_only;
+        Progress progress("scanning", Progress::mode_for_stderr());
+        options.progress = [&](size_t done, size_t total) { progress.update(done, total); };
+        ScanResult result = scan_tree(rule, options);
+        progress.finish();
+
+        if (format == "json")
+            print_json(options.tree, rule, result);
+        else
+            print_text(rule, result);
+        if (fail_on_findings)
+            for (const auto& f : result.findings)
+                if (f.actionable && !f.inactive)
+                    return 1;
+        return 0;
+    } catch (const RuleError& e) {
+        std::fprintf(stderr, "%s\n", e.what());
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "ksweep scan: %s\n", e.what());
+    }
+    return 2;
+}
+
+} // namespace ksweep::cli

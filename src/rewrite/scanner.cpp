@@ -1,0 +1,278 @@
+// scan_tree / scan_buffer: walks the tree, runs the lexical engine on every file and the
+// semantic engine where the lexical one left a site it could not settle, on -j threads.
+#include "rewrite/scanner.h"
+
+#include "core/kernel_tree.h"
+#include "rewrite/compile_flags.h"
+#include "rewrite/lexical_scanner.h"
+#include "rewrite/semantic_engine.h"
+
+#include <algorithm>
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <mutex>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+namespace fs = std::filesystem;
+
+namespace ksweep {
+
+namespace {
+
+// What every file of one scan shares.
+struct ScanContext {
+    const Rule& rule;
+    std::string tree; // absolute, no trailing '/'
+    std::string build_dir;
+    int hz = 250;
+    KernelVersion kernel;
+    bool semantic = true;
+    std::shared_ptr<const CompileFlags> flags; // shared by the worker threads, read-only
+
+    explicit ScanContext(const Rule& r) : rule(r) {}
+
+    static ScanContext make(const Rule& rule, const ScanOptions& options) {
+        ScanContext c(rule);
+        c.tree = fs::absolute(options.tree).lexically_normal().string();
+        if (c.tree.size() > 1 && c.tree.back() == '/')
+            c.tree.pop_back();
+        c.kernel = read_kernel_version(c.tree).value_or(KernelVersion{});
+        c.build_dir = options.build_dir.empty() ? find_build_dir(c.tree, c.kernel) : options.build_dir;
+        if (options.hz > 0)
+            c.hz = options.hz;
+        else if (auto hz = c.build_dir.empty() ? std::nullopt : read_config_hz(c.build_dir))
+            c.hz = *hz;
+        c.semantic = options.semantic;
+        if (c.semantic)
+            c.flags = std::make_shared<const CompileFlags>(c.tree, c.build_dir);
+        return c;
+    }
+
+    ScanResult empty_result() const {
+        ScanResult r;
+        r.hz = hz;
+        r.kernel = kernel;
+        r.build_dir = semantic ? build_dir : std::string();
+        return r;
+    }
+};
+
+struct FileOutcome {
+    std::vector<Finding> findings;
+    std::string error;
+    bool semantic_parsed = false;
+    bool semantic_failed = false;
+};
+
+// The sleep model and the rule's threshold, once the value is known.
+void judge(Finding& f, const ScanContext& c) {
+    if (f.value_ms && *f.value_ms >= 0)
+        f.predicted_sleep_ms = predicted_msleep_ms(*f.value_ms, c.hz, c.kernel);
+    f.actionable = c.rule.actionable(f.value_ms);
+}
+
+SemanticRequest semantic_request(const ScanContext& c, const std::string& rel_path,
+                                 const std::string& content, const LexicalScan& lexical) {
+    SemanticRequest r;
+    r.abs_path = c.tree + "/" + rel_path;
+    r.tree = c.tree;
+    r.content = &content;
+    r.args = c.flags->for_file(rel_path);
+    r.functions = c.rule.functions;
+    r.blocks = lexical.top_level_blocks;
+    for (const auto& site : lexical.sites) {
+        r.call_offsets.push_back(site.finding.call_begin);
+        if (!site.single_name.empty())
+            r.single_names.emplace_back(site.finding.call_begin, site.single_name);
+    }
+    return r;
+}
+
+// The semantic engine saw the file as compiled: its values win, and a site it did not see
+// (outside a #define) is in a branch the configuration does not take.
+void merge(LexicalSite& site, const SemanticScan& semantic) {
+    Finding& f = site.finding;
+    auto seen = std::find_if(semantic.sites.begin(), semantic.sites.end(),
+                             [&](const SemanticSite& s) { return s.call_begin == f.call_begin; });
+    if (seen == semantic.sites.end()) {
+        if (!f.in_macro_body && !f.inactive) {
+            f.inactive = true;
+            f.note = "not compiled in this configuration";
+        } else if (f.in_macro_body && site.needs_semantic) {
+            f.note = "macro not expanded in this file: " + f.note;
+        }
+        return;
+    }
+    const bool was_non_constant = !f.value_ms && !site.needs_semantic;
+    f.engine = Engine::Semantic;
+    f.inactive = false;
+    f.value_ms = seen->conflicting ? std::nullopt : seen->value;
+    if (seen->name_kind != SemanticSite::Name::None) {
+        f.constant = site.single_name;
+        f.defined_at = seen->defined_at;
+    } else if (f.resolution != Resolution::Literal) {
+        f.constant.clear();
+        f.defined_at.clear();
+    }
+    if (f.function.empty() && !f.in_macro_body)
+        f.function = seen->function;
+    if (!f.value_ms)
+        f.resolution = Resolution::Unresolved;
+    else if (f.resolution == Resolution::Literal)
+        ; // a literal stays one
+    else if (seen->name_kind == SemanticSite::Name::Macro)
+        f.resolution = Resolution::Macro;
+    else if (seen->name_kind == SemanticSite::Name::Enum)
+        f.resolution = Resolution::Enum;
+    else
+        f.resolution = Resolution::Expression;
+    if (f.value_ms)
+        f.note.clear();
+    else if (seen->conflicting)
+        f.note = "folds to different values in different expansions";
+    else if (!was_non_constant)
+        f.note = "not a constant expression";
+}
+
+FileOutcome scan_file(const ScanContext& c, const std::string& rel_path, const std::string& content) {
+    FileOutcome out;
+    LexicalScan lexical = lexical_scan(c.rule, rel_path, content);
+    if (c.semantic && lexical.needs_semantic()) {
+        SemanticScan semantic = semantic_scan(semantic_request(c, rel_path, content, lexical));
+        if (semantic.parsed) {
+            out.semantic_parsed = true;
+            for (auto& site : lexical.sites)
+                merge(site, semantic);
+        } else {
+            out.semantic_failed = true;
+            out.error = rel_path + ": semantic parse failed, lexical results kept: " + semantic.error;
+            for (auto& site : lexical.sites)
+                if (site.needs_semantic)
+                    site.finding.note = "semantic parse failed (" + semantic.error + "); " + site.finding.note;
+        }
+    }
+    for (auto& site : lexical.sites)
+        out.findings.push_back(std::move(site.finding));
+    for (auto& f : out.findings)
+        judge(f, c);
+    return out;
+}
+
+bool is_source(const fs::path& p) {
+    auto ext = p.extension();
+    return ext == ".c" || ext == ".h";
+}
+
+std::string relative_to(const fs::path& tree, const fs::path& p) {
+    return p.lexically_relative(tree).generic_string();
+}
+
+// Tree-relative .c/.h files under the paths (the whole tree when none), sorted, unique.
+std::vector<std::string> files_to_scan(const fs::path& tree, const std::vector<std::string>& paths) {
+    std::vector<std::string> files;
+    std::vector<std::string> roots = paths.empty() ? std::vector<std::string>{"."} : paths;
+    for (const auto& root : roots) {
+        fs::path start = (tree / root).lexically_normal();
+        std::error_code ec;
+        if (fs::is_regular_file(start, ec)) {
+            files.push_back(relative_to(tree, start));
+            continue;
+        }
+        if (!fs::is_directory(start, ec))
+            throw std::runtime_error(root + ": no such file or directory in " + tree.string());
+        fs::recursive_directory_iterator it(start, fs::directory_options::skip_permission_denied, ec), end;
+        for (; it != end; it.increment(ec)) {
+            if (ec)
+                break;
+            const auto& name = it->path().filename().string();
+            if (!name.empty() && name[0] == '.') { // .git, .tmp_versions, ...
+                if (it->is_directory(ec))
+                    it.disable_recursion_pending();
+                continue;
+            }
+            if (is_source(it->path()) && it->is_regular_file(ec))
+                files.push_back(relative_to(tree, it->path()));
+        }
+    }
+    std::sort(files.begin(), files.end());
+    files.erase(std::unique(files.begin(), files.end()), files.end());
+    return files;
+}
+
+std::optional<std::string> read_whole(const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    if (!in)
+        return std::nullopt;
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+void add_outcome(ScanResult& result, FileOutcome&& outcome) {
+    ++result.files_scanned;
+    result.files_semantic += outcome.semantic_parsed;
+    result.files_fallback += outcome.semantic_failed;
+    if (!outcome.error.empty())
+        result.errors.push_back(std::move(outcome.error));
+    for (auto& f : outcome.findings)
+        result.findings.push_back(std::move(f));
+}
+
+} // namespace
+
+ScanResult scan_tree(const Rule& rule, const ScanOptions& options) {
+    fs::path tree = fs::path(options.tree).lexically_normal();
+    std::error_code ec;
+    if (!fs::is_directory(tree, ec))
+        throw std::runtime_error(options.tree + ": no such directory");
+    if (!read_kernel_version(tree.string()))
+        throw std::runtime_error(options.tree +
+                                 ": not a kernel tree (no VERSION/PATCHLEVEL in its Makefile)");
+    ScanContext context = ScanContext::make(rule, options);
+    std::vector<std::string> files = files_to_scan(tree, options.paths);
+
+    std::vector<FileOutcome> outcomes(files.size());
+    std::atomic<size_t> next{0};
+    std::mutex progress_mutex;
+    size_t done = 0;
+    auto worker = [&] {
+        for (size_t i; (i = next++) < files.size();) {
+            auto content = read_whole(tree / files[i]);
+            if (!content)
+                outcomes[i].error = files[i] + ": cannot read";
+            else
+                outcomes[i] = scan_file(context, files[i], *content);
+            if (options.progress) {
+                std::lock_guard lock(progress_mutex);
+                options.progress(++done, files.size());
+            }
+        }
+    };
+    int jobs = std::max(1, options.jobs);
+    std::vector<std::thread> threads;
+    for (int t = 1; t < jobs; ++t)
+        threads.emplace_back(worker);
+    worker();
+    for (auto& t : threads)
+        t.join();
+
+    ScanResult result = context.empty_result();
+    for (auto& o : outcomes)
+        add_outcome(result, std::move(o));
+    return result;
+}
+
+ScanResult scan_buffer(const Rule& rule, const ScanOptions& options, const std::string& rel_path,
+                       const std::string& content) {
+    ScanContext context = ScanContext::make(rule, options);
+    ScanResult result = context.empty_result();
+    add_outcome(result, scan_file(context, fs::path(rel_path).lexically_normal().generic_string(),
+                                  content));
+    return result;
+}
+
+} // namespace ksweep

@@ -1,0 +1,198 @@
+#include "rewrite/semantic_engine.h"
+
+#include <clang/AST/ASTConsumer.h>
+#include <clang/AST/ASTContext.h>
+#include <clang/ASTMatchers/ASTMatchFinder.h>
+#include <clang/ASTMatchers/ASTMatchers.h>
+#include <clang/Basic/Diagnostic.h>
+#include <clang/Basic/FileManager.h>
+#include <clang/Frontend/CompilerInstance.h>
+#include <clang/Frontend/FrontendAction.h>
+#include <clang/Lex/Preprocessor.h>
+#include <clang/Tooling/Tooling.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/VirtualFileSystem.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+
+namespace ksweep {
+
+namespace {
+
+using namespace clang::ast_matchers;
+
+// Keeps the first error for the fallback note; everything else is dropped.
+class FirstError : public clang::DiagnosticConsumer {
+public:
+    void HandleDiagnostic(clang::DiagnosticsEngine::Level level,
+                          const clang::Diagnostic& info) override {
+        DiagnosticConsumer::HandleDiagnostic(level, info);
+        if (level < clang::DiagnosticsEngine::Error || !message.empty())
+            return;
+        llvm::SmallString<256> text;
+        info.FormatDiagnostic(text);
+        message = text.str().str();
+        if (info.hasSourceManager() && info.getLocation().isValid()) {
+            auto p = info.getSourceManager().getPresumedLoc(info.getLocation());
+            if (p.isValid())
+                message = std::string(p.getFilename()) + ":" + std::to_string(p.getLine()) +
+                          ": " + message;
+        }
+    }
+    std::string message;
+};
+
+class ScanConsumer : public clang::ASTConsumer {
+public:
+    ScanConsumer(clang::CompilerInstance& ci, const SemanticRequest& request, SemanticScan& out)
+        : ci_(ci), request_(request), out_(out) {}
+
+    // Only consulted with SkipFunctionBodies on: parse a body only if a call is in it.
+    bool shouldSkipFunctionBody(clang::Decl* d) override {
+        const auto& sm = ci_.getSourceManager();
+        clang::SourceLocation loc = d->getLocation();
+        if (!sm.isInMainFile(sm.getExpansionLoc(loc)))
+            return true; // headers: inline functions hold no call of this file
+        if (loc.isMacroID())
+            return false; // a function made by a macro: its body is not where blocks say
+        unsigned offset = sm.getFileOffset(loc);
+        auto block = std::find_if(request_.blocks.begin(), request_.blocks.end(),
+                                  [&](const auto& b) { return b.first > offset; });
+        if (block == request_.blocks.end())
+            return false;
+        return std::none_of(request_.call_offsets.begin(), request_.call_offsets.end(),
+                            [&](unsigned c) { return c > block->first && c < block->second; });
+    }
+
+    void HandleTranslationUnit(clang::ASTContext& ctx) override {
+        if (ci_.getDiagnostics().hasErrorOccurred())
+            return;
+        std::vector<llvm::StringRef> names(request_.functions.begin(), request_.functions.end());
+        // Run per top-level declaration of the main file: the headers' thousands are not walked.
+        auto matcher = decl(forEachDescendant(
+            callExpr(callee(functionDecl(hasAnyName(llvm::ArrayRef<llvm::StringRef>(names)))))
+                .bind("call")));
+        const auto& sm = ctx.getSourceManager();
+        std::map<unsigned, SemanticSite> sites;
+        for (clang::Decl* d : ctx.getTranslationUnitDecl()->decls()) {
+            if (!sm.isInMainFile(sm.getExpansionLoc(d->getBeginLoc())))
+                continue;
+            std::string function;
+            if (auto* fd = llvm::dyn_cast<clang::FunctionDecl>(d))
+                function = fd->getNameAsString();
+            for (const auto& bound : match(matcher, *d, ctx))
+                if (auto* call = bound.getNodeAs<clang::CallExpr>("call"))
+                    record(*call, function, ctx, sites);
+        }
+        for (auto& [offset, site] : sites)
+            out_.sites.push_back(std::move(site));
+    }
+
+private:
+    std::string where(clang::SourceLocation loc) const {
+        auto p = ci_.getSourceManager().getPresumedLoc(loc);
+        if (p.isInvalid())
+            return {};
+        // "st33zp24/../tpm.h" as included: name the file once, as the tree does.
+        std::string file = std::filesystem::path(p.getFilename()).lexically_normal().string();
+        const std::string prefix = request_.tree + "/";
+        if (file.rfind(prefix, 0) == 0)
+            file = file.substr(prefix.size());
+        return file + ":" + std::to_string(p.getLine());
+    }
+
+    void record(const clang::CallExpr& call, const std::string& function, clang::ASTContext& ctx,
+                std::map<unsigned, SemanticSite>& sites) {
+        const auto& sm = ctx.getSourceManager();
+        clang::SourceLocation spelling = sm.getSpellingLoc(call.getBeginLoc());
+        if (sm.getFileID(spelling) != sm.getMainFileID() || call.getNumArgs() < 1)
+            return; // spelled in a header's macro: that header is scanned on its own
+        SemanticSite site;
+        site.call_begin = sm.getFileOffset(spelling);
+        site.function = function;
+        const clang::Expr* arg = call.getArg(0);
+        clang::Expr::EvalResult result;
+        if (!arg->isValueDependent() && arg->EvaluateAsInt(result, ctx))
+            site.value = result.Val.getInt().getExtValue();
+        name_constant(site, arg, call.getBeginLoc());
+
+        auto [it, inserted] = sites.emplace(site.call_begin, site);
+        if (!inserted && it->second.value != site.value)
+            it->second.conflicting = true; // one #define body, expansions that differ
+    }
+
+    // For a one-name argument: is it a macro (which one, where) or an enumerator?
+    void name_constant(SemanticSite& site, const clang::Expr* arg, clang::SourceLocation at) {
+        auto named = std::find_if(request_.single_names.begin(), request_.single_names.end(),
+                                  [&](const auto& n) { return n.first == site.call_begin; });
+        if (named == request_.single_names.end())
+            return;
+        auto& pp = ci_.getPreprocessor();
+        const auto& sm = ci_.getSourceManager();
+        clang::IdentifierInfo* id = pp.getIdentifierInfo(named->second);
+        auto definition = pp.getMacroDefinitionAtLoc(id, sm.getExpansionLoc(at));
+        if (const clang::MacroInfo* macro = definition.getMacroInfo()) {
+            site.name_kind = SemanticSite::Name::Macro;
+            site.defined_at = where(macro->getDefinitionLoc());
+            return;
+        }
+        if (auto* ref = llvm::dyn_cast<clang::DeclRefExpr>(arg->IgnoreParenImpCasts()))
+            if (auto* e = llvm::dyn_cast<clang::EnumConstantDecl>(ref->getDecl())) {
+                site.name_kind = SemanticSite::Name::Enum;
+                site.defined_at = where(e->getLocation());
+            }
+    }
+
+    clang::CompilerInstance& ci_;
+    const SemanticRequest& request_;
+    SemanticScan& out_;
+};
+
+class ScanAction : public clang::ASTFrontendAction {
+public:
+    ScanAction(const SemanticRequest& request, SemanticScan& out) : request_(request), out_(out) {}
+
+    std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance& ci,
+                                                          llvm::StringRef) override {
+        ci.getFrontendOpts().SkipFunctionBodies = true; // ScanConsumer picks which to keep
+        return std::make_unique<ScanConsumer>(ci, request_, out_);
+    }
+
+private:
+    const SemanticRequest& request_;
+    SemanticScan& out_;
+};
+
+} // namespace
+
+SemanticScan semantic_scan(const SemanticRequest& request) {
+    SemanticScan out;
+    // The file's text comes from memory (scan_buffer passes edited text); its headers from disk.
+    auto overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(
+        llvm::vfs::getRealFileSystem());
+    auto memory = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
+    overlay->pushOverlay(memory);
+    memory->addFile(request.abs_path, 0,
+                    llvm::MemoryBuffer::getMemBufferCopy(*request.content, request.abs_path));
+    auto files = llvm::makeIntrusiveRefCnt<clang::FileManager>(clang::FileSystemOptions(), overlay);
+
+    std::vector<std::string> command{"clang", "-fsyntax-only"};
+    command.insert(command.end(), request.args.begin(), request.args.end());
+    command.push_back(request.abs_path);
+    clang::tooling::ToolInvocation invocation(command,
+                                              std::make_unique<ScanAction>(request, out),
+                                              files.get());
+    FirstError diagnostics;
+    invocation.setDiagnosticConsumer(&diagnostics);
+    bool ok = invocation.run();
+    out.parsed = ok && diagnostics.getNumErrors() == 0;
+    if (!out.parsed) {
+        out.error = diagnostics.message.empty() ? "the parse failed" : diagnostics.message;
+        out.sites.clear();
+    }
+    return out;
+}
+
+} // namespace ksweep

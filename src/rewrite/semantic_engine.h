@@ -1,0 +1,44 @@
+// The semantic engine: parses one file the way kbuild compiles it (LibTooling, clang 14),
+// finds the rule's calls with AST matchers and folds their argument with
+// Expr::EvaluateAsInt, through header macros, enums and constant expressions.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ksweep {
+
+struct SemanticRequest {
+    std::string abs_path;              // where the file is (or would be) in the tree
+    std::string tree;                  // absolute tree root, to make locations tree-relative
+    const std::string* content = nullptr;
+    std::vector<std::string> args;     // compiler arguments, without the file
+    std::vector<std::string> functions; // the rule's callees
+    // Lexical knowledge that saves work: where calls are, and which top-level bodies hold
+    // them (the others are skipped unparsed).
+    std::vector<unsigned> call_offsets;
+    std::vector<std::pair<unsigned, unsigned>> blocks;
+    // call offset -> the argument when it is a single identifier (to name the constant)
+    std::vector<std::pair<unsigned, std::string>> single_names;
+};
+
+struct SemanticSite {
+    unsigned call_begin = 0;  // byte offset of the callee's spelling in the file
+    std::optional<long long> value;
+    enum class Name { None, Macro, Enum } name_kind = Name::None;
+    std::string defined_at;   // "file:line" of the macro or enumerator
+    std::string function;     // enclosing function of the (first) expansion
+    bool conflicting = false; // spelled in a macro whose expansions fold differently
+};
+
+struct SemanticScan {
+    bool parsed = false;
+    std::string error; // first error when the parse failed
+    std::vector<SemanticSite> sites;
+};
+
+SemanticScan semantic_scan(const SemanticRequest& request);
+
+} // namespace ksweep
