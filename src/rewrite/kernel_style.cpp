@@ -78,8 +78,8 @@ bool line_uses_tabs(std::string_view text, unsigned offset) {
 
 std::string layout_call(const CallText& call, unsigned column, unsigned tail_width, bool tabs,
                         Continuation continuation) {
-    // A broken line inside a #define needs room for its " \".
-    const unsigned limit = kKernelLineLimit - (continuation.needed ? 2 : 0);
+    // A broken line inside a #define needs room for its " \"; the last line has its tail.
+    const unsigned broken_limit = kKernelLineLimit - (continuation.needed ? 2 : 0);
     const unsigned open = column + static_cast<unsigned>(call.callee.size()) + 1;
 
     std::string out = call.callee + "(";
@@ -91,8 +91,10 @@ std::string layout_call(const CallText& call, unsigned column, unsigned tail_wid
             return pad_between(col, continuation.column, tabs) + "\\\n";
         return std::string(" \\\n");
     };
-    auto fits = [&](unsigned from, const std::string& piece, unsigned extra) {
-        return from + piece.size() + extra <= limit;
+    // `last`: the piece ends the call, so the line goes on with the tail, not a break.
+    auto fits = [&](unsigned from, const std::string& piece, bool last) {
+        return from + piece.size() + (last ? tail_width : 0) <=
+               (last ? kKernelLineLimit : broken_limit);
     };
     auto new_line = [&] {
         out += line_end() + indent_to(open, tabs);
@@ -102,18 +104,16 @@ std::string layout_call(const CallText& call, unsigned column, unsigned tail_wid
     for (size_t i = 0; i < call.args.size(); ++i) {
         const bool last = i + 1 == call.args.size();
         const std::string end = last ? ")" : ",";
-        // The call's closing parenthesis carries what follows it on the line.
-        const unsigned extra = last ? tail_width : 0;
         const std::string sep = i ? " " : "";
         const std::string whole = join_terms(call.args[i]) + end;
-        if (fits(col, sep + whole, extra)) {
+        if (fits(col, sep + whole, last)) {
             out += sep + whole;
             col += static_cast<unsigned>(sep.size() + whole.size());
             continue;
         }
         if (i > 0)
             new_line();
-        if (fits(col, whole, extra)) {
+        if (fits(col, whole, last)) {
             out += whole;
             col += static_cast<unsigned>(whole.size());
             continue;
@@ -123,7 +123,7 @@ std::string layout_call(const CallText& call, unsigned column, unsigned tail_wid
         for (size_t t = 0; t < terms.size(); ++t) {
             const bool last_term = t + 1 == terms.size();
             const std::string piece = terms[t] + (last_term ? end : " +");
-            if (t > 0 && !fits(col, " " + piece, last_term ? extra : 0))
+            if (t > 0 && !fits(col, " " + piece, last && last_term))
                 new_line();
             else if (t > 0)
                 out += " ", ++col;

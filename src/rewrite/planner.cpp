@@ -262,7 +262,7 @@ Edit Planner::call_edit(unsigned call_begin, unsigned call_end, const std::strin
         tail.remove_suffix(1);
         trim_right(tail);
     }
-    const unsigned tail_width = width_from(tail, 0) + (continuation.needed ? 2 : 0);
+    const unsigned tail_width = width_from(tail, 0) + (edit_end != call_end ? 2 : 0);
 
     CallText call;
     if (target_ == Target::Fsleep) {
