@@ -51,7 +51,7 @@ GuestEnvironment GuestEnvironment::load() {
 }
 
 std::string default_profile() {
-    return KSWEEP_SOURCE_DIR "/qemu/profiles/nuvoton_npct75x.yaml";
+    return KSWEEP_SOURCE_DIR "/qemu/profiles/nuvoton_npct_default.yaml";
 }
 
 std::string tpmd_executable() {

@@ -131,7 +131,7 @@ GuestRunResult run_guest(const GuestRunOptions& options) {
     r.run_dir = dir.string();
     r.console_log = (dir / "console.log").string();
     r.backend_log = (dir / "tpmd.log").string();
-    r.stats_path = (dir / "tpmd-stats.yaml").string();
+    r.stats_path = (dir / "tpmd-stats.json").string();
     fs::path state_dir = dir / "tpm-state";
     fs::remove_all(state_dir); // a fresh TPM for every boot
     fs::create_directories(state_dir);
