@@ -1,0 +1,161 @@
+// ksweep-tpmd as the QEMU runner uses it: started with its flags, "ready" on stdout, a VMM on
+// the unix socket, and the stats file written when the VMM goes away or on SIGTERM.
+#include "fake_vmm.h"
+
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <sstream>
+#include <sys/un.h>
+#include <sys/wait.h>
+
+namespace ksweep::device {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::FakeVmm;
+
+std::string slurp(const fs::path& p) {
+    std::ifstream in(p);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+struct TpmdTest : ::testing::Test {
+    fs::path dir;
+    pid_t pid = -1;
+    int out = -1, err = -1;
+
+    void SetUp() override {
+        char tmpl[] = "/tmp/ksweep-tpmd-XXXXXX";
+        ASSERT_NE(mkdtemp(tmpl), nullptr);
+        dir = tmpl;
+    }
+    void TearDown() override {
+        if (pid > 0) {
+            kill(pid, SIGKILL);
+            waitpid(pid, nullptr, 0);
+        }
+        for (int fd : {out, err})
+            if (fd >= 0)
+                close(fd);
+        fs::remove_all(dir);
+    }
+
+    fs::path socket() const { return dir / "i2c.sock"; }
+    fs::path stats() const { return dir / "stats.json"; }
+    fs::path log() const { return dir / "tpmd.log"; }
+
+    void spawn(std::vector<std::string> args) {
+        int o[2], e[2];
+        ASSERT_EQ(pipe(o), 0);
+        ASSERT_EQ(pipe(e), 0);
+        pid = fork();
+        ASSERT_GE(pid, 0);
+        if (pid == 0) {
+            dup2(o[1], 1);
+            dup2(e[1], 2);
+            std::vector<char*> argv{const_cast<char*>(KSWEEP_TPMD_PATH)};
+            for (auto& a : args)
+                argv.push_back(a.data());
+            argv.push_back(nullptr);
+            execv(KSWEEP_TPMD_PATH, argv.data());
+            _exit(127);
+        }
+        close(o[1]);
+        close(e[1]);
+        out = o[0];
+        err = e[0];
+    }
+    void spawn_default(const std::string& profile = "nuvoton_npct_default.yaml") {
+        spawn({"--socket", socket(), "--profile",
+               std::string(KSWEEP_SOURCE_DIR) + "/qemu/profiles/" + profile, "--state-dir",
+               dir / "state", "--stats", stats(), "--log", log()});
+    }
+    std::string read_all(int fd) {
+        std::string s;
+        char buf[512];
+        ssize_t n;
+        while ((n = read(fd, buf, sizeof buf)) > 0)
+            s.append(buf, n);
+        return s;
+    }
+    std::string read_line(int fd) {
+        std::string s;
+        char c;
+        while (read(fd, &c, 1) == 1 && c != '\n')
+            s += c;
+        return s;
+    }
+    int wait_exit() {
+        int status = 0;
+        waitpid(pid, &status, 0);
+        pid = -1;
+        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    }
+    int connect_socket() {
+        int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+        sockaddr_un addr{};
+        addr.sun_family = AF_UNIX;
+        std::strcpy(addr.sun_path, socket().c_str());
+        EXPECT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+        return fd;
+    }
+};
+
+TEST_F(TpmdTest, ServesTheProbeAndWritesStatsOnSigterm) {
+    spawn_default();
+    ASSERT_EQ(read_line(out), "ready");
+    int fd = connect_socket();
+    {
+        FakeVmm vmm(fd);
+        vmm.start_device();
+        vmm.post_id_read();
+        vmm.kick_queue();
+        ASSERT_TRUE(vmm.wait_for_call());
+        EXPECT_EQ(vmm.get<uint8_t>(FakeVmm::kRingFile + FakeVmm::kBuf + 0xc0), 0x50);
+        EXPECT_EQ(vmm.get<uint8_t>(FakeVmm::kRingFile + FakeVmm::kBuf + 0xc2), 0xfe);
+        kill(pid, SIGTERM);
+        EXPECT_EQ(wait_exit(), 0);
+    }
+    close(fd);
+    std::string json = slurp(stats());
+    EXPECT_NE(json.find("\"profile\": \"nuvoton_npct_default\""), std::string::npos) << json;
+    EXPECT_NE(json.find("\"virtio_requests\": 2"), std::string::npos) << json;
+    EXPECT_NE(json.find("\"violations\": 0"), std::string::npos) << json;
+    std::string text = slurp(log());
+    EXPECT_NE(text.find("stopping on signal"), std::string::npos) << text;
+    EXPECT_NE(text.find("stats: commands=0"), std::string::npos) << text;
+    EXPECT_FALSE(fs::exists(socket())) << "the socket is removed on exit";
+}
+
+TEST_F(TpmdTest, ExitsWithStatsWhenTheVmmDisconnects) {
+    spawn_default();
+    ASSERT_EQ(read_line(out), "ready");
+    close(connect_socket());
+    EXPECT_EQ(wait_exit(), 0);
+    EXPECT_TRUE(fs::exists(stats()));
+    EXPECT_NE(slurp(log()).find("vhost-user: disconnected"), std::string::npos);
+}
+
+TEST_F(TpmdTest, BrokenProfileIsReportedWithItsLocation) {
+    fs::path profile = dir / "bad.yaml";
+    std::ofstream(profile) << "name: bad\ncommands:\n  default_us: 1\n  TPM2_Bogus: 4\n";
+    spawn({"--socket", socket(), "--profile", profile, "--state-dir", dir / "state", "--stats",
+           stats()});
+    EXPECT_EQ(wait_exit(), 2);
+    std::string message = read_all(err);
+    EXPECT_NE(message.find(profile.string() + ":4:3:"), std::string::npos) << message;
+    EXPECT_EQ(read_all(out), "") << "never ready";
+}
+
+TEST_F(TpmdTest, MissingFlagsAreAUsageError) {
+    spawn({"--socket", socket()});
+    EXPECT_EQ(wait_exit(), 2);
+    EXPECT_NE(read_all(err).find("usage: ksweep-tpmd"), std::string::npos);
+}
+
+} // namespace
+} // namespace ksweep::device
