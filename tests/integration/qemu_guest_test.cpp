@@ -1,0 +1,130 @@
+// End to end: Debian's unmodified 6.1 tpm_i2c_nuvoton driver in a QEMU guest talking to
+// ksweep-tpmd over vhost-user-i2c. The chip probes, /dev/tpm0 appears, every extend succeeds
+// and the final PCR 16 equals the host's hash chain. Minutes, not hours: a few extends only.
+#include "validate/guest_benchmark.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace fs = std::filesystem;
+
+namespace ksweep::validate {
+namespace {
+
+class QemuGuest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        try {
+            env_ = GuestEnvironment::load();
+        } catch (const std::exception& e) {
+            GTEST_SKIP() << e.what();
+        }
+        std::string pattern = (fs::temp_directory_path() / "ksweep-qemu-test-XXXXXX").string();
+        run_dir_ = mkdtemp(pattern.data());
+    }
+    void TearDown() override {
+        // Logs of a failed boot stay for whoever reads the test output.
+        if (!HasFailure() && !run_dir_.empty())
+            fs::remove_all(run_dir_);
+        else if (!run_dir_.empty())
+            std::printf("run directory kept: %s\n", run_dir_.c_str());
+    }
+    std::string baseline_driver() const {
+        return env_.tree + "/drivers/char/tpm/tpm_i2c_nuvoton.c";
+    }
+
+    GuestEnvironment env_;
+    std::string run_dir_;
+};
+
+bool has_phase(const GuestReport& report, std::string_view prefix) {
+    return std::any_of(report.phases.begin(), report.phases.end(),
+                       [&](const std::string& p) { return p.rfind(prefix, 0) == 0; });
+}
+
+TEST_F(QemuGuest, BaselineDriverProbesExtendsAndThePcrMatches) {
+    GuestBenchmarkOptions options;
+    options.driver_source = baseline_driver();
+    options.extends = 8;
+    options.run_dir = run_dir_;
+    GuestBenchmarkResult result = run_guest_benchmark(options);
+    ASSERT_TRUE(result.error.empty()) << result.error;
+    const GuestRunResult& run = result.run;
+    EXPECT_EQ(run.outcome, GuestOutcome::passed) << run.message;
+
+    const GuestReport& report = run.report;
+    EXPECT_NE(std::find(report.modules.begin(), report.modules.end(), "tpm_i2c_nuvoton.ko"),
+              report.modules.end());
+    EXPECT_TRUE(has_phase(report, "probe"));
+    EXPECT_TRUE(has_phase(report, "extend n=8")); // reached only once /dev/tpm0 existed
+    EXPECT_TRUE(report.errors.empty());
+    ASSERT_EQ(report.samples.size(), 8u);
+    for (const auto& s : report.samples) {
+        EXPECT_EQ(s.rc, 0u) << "extend " << s.index;
+        EXPECT_GT(s.ns, 0);
+    }
+    ASSERT_TRUE(run.pcr);
+    EXPECT_TRUE(run.pcr->passed) << run.pcr->message;
+    EXPECT_TRUE(run.pcr->started_from_zero);
+    EXPECT_TRUE(report.powered_off);
+
+    EXPECT_EQ(result.summary.count, 8u);
+    EXPECT_GT(result.summary.median_us, 0);
+    // The device saw the extends too.
+    EXPECT_NE(run.stats.find("\"TPM2_PCR_Extend\": 8"), std::string::npos) << run.stats;
+    EXPECT_TRUE(fs::exists(run.console_log));
+}
+
+TEST_F(QemuGuest, AHungGuestIsKilledAndItsLogsKept) {
+    GuestBenchmarkOptions options;
+    options.driver_source = baseline_driver();
+    options.extends = 1;
+    options.timeout = std::chrono::seconds(2); // far less than a TCG boot
+    options.run_dir = run_dir_;
+    GuestBenchmarkResult result = run_guest_benchmark(options);
+    ASSERT_TRUE(result.error.empty()) << result.error;
+    EXPECT_EQ(result.run.outcome, GuestOutcome::timed_out);
+    EXPECT_NE(result.run.message.find("killed"), std::string::npos);
+    EXPECT_NE(result.run.message.find(result.run.console_log), std::string::npos);
+    EXPECT_TRUE(fs::exists(result.run.console_log));
+    EXPECT_LT(result.run.wall_seconds, 10);
+}
+
+TEST_F(QemuGuest, CommandLineRunsOneBootAndPrintsTheSummary) {
+    std::string command = std::string(KSWEEP_BINARY) + " guest -n 3 --keep " + run_dir_ +
+                          "/cli --driver-src " + baseline_driver() + " 2>&1";
+    FILE* pipe = popen(command.c_str(), "r");
+    ASSERT_NE(pipe, nullptr);
+    std::string output;
+    char buffer[4096];
+    while (size_t n = fread(buffer, 1, sizeof buffer, pipe))
+        output.append(buffer, n);
+    int status = pclose(pipe);
+    EXPECT_EQ(WEXITSTATUS(status), 0) << output;
+    EXPECT_NE(output.find("n=3  median"), std::string::npos) << output;
+    EXPECT_NE(output.find("PCR 16 matches the host's hash chain over 3 extends"),
+              std::string::npos)
+        << output;
+}
+
+TEST(QemuGuestCli, MissingDriverSourceIsAUsageError) {
+    std::string command =
+        std::string(KSWEEP_BINARY) + " guest --driver-src /nonexistent/driver.c 2>&1";
+    FILE* pipe = popen(command.c_str(), "r");
+    ASSERT_NE(pipe, nullptr);
+    std::string output;
+    char buffer[1024];
+    while (size_t n = fread(buffer, 1, sizeof buffer, pipe))
+        output.append(buffer, n);
+    int status = pclose(pipe);
+    EXPECT_NE(WEXITSTATUS(status), 0);
+    EXPECT_NE(output.find("/nonexistent/driver.c"), std::string::npos) << output;
+}
+
+} // namespace
+} // namespace ksweep::validate
