@@ -53,6 +53,38 @@ std::pair<std::string, unsigned> split_location(const std::string& where) {
     }
 }
 
+std::string without_spaces(std::string_view text) {
+    std::string out;
+    for (char c : text)
+        if (c != ' ' && c != '\t' && c != '\n' && c != '\\')
+            out += c;
+    return out;
+}
+
+// The removed lines of a patch, without whitespace: a call that reappears on an added line
+// was moved or re-indented, not added, and a gate that flagged it would punish touching
+// old code.
+std::vector<std::string> removed_lines(const Patch& patch) {
+    std::vector<std::string> removed;
+    for (const auto& file : patch.files)
+        for (const auto& hunk : file.hunks)
+            for (const auto& line : hunk.lines)
+                if (line.kind == '-')
+                    removed.push_back(without_spaces(line.text));
+    return removed;
+}
+
+// Takes one removed line that holds `call` out of `removed`; false if there is none.
+bool take_moved(std::vector<std::string>& removed, const std::string& call) {
+    std::string needle = without_spaces(call);
+    for (auto it = removed.begin(); it != removed.end(); ++it)
+        if (it->find(needle) != std::string::npos) {
+            removed.erase(it);
+            return true;
+        }
+    return false;
+}
+
 } // namespace
 
 PreimageReader tree_reader(const std::string& tree) {
@@ -98,7 +130,7 @@ InputReport PatchChecker::check(const CheckInput& input, Overlay& overlay) const
     try {
         patches = read_patches(input.text);
     } catch (const DiffError& e) {
-        throw CheckError(input.filename + ":" + e.what());
+        throw CheckError(input.filename + ": " + e.what());
     }
     for (const auto& patch : patches) {
         auto warnings = check_patch(patch, input.preimage, overlay);
@@ -161,6 +193,7 @@ std::vector<Warning> PatchChecker::check_patch(const Patch& patch, const Preimag
         headers_changed |= path.ends_with(".h");
     std::unique_ptr<ShadowTree> shadow;
 
+    std::vector<std::string> removed = removed_lines(patch);
     std::vector<Warning> warnings;
     for (const auto& [file, post] : changed) {
         if (post.added.empty() || !is_c_source(file->new_path))
@@ -176,7 +209,8 @@ std::vector<Warning> PatchChecker::check_patch(const Patch& patch, const Preimag
         ScanResult scan = scan_buffer(rule_, scan_options, file->new_path, post.text);
         for (auto& finding : scan.findings) {
             auto added = post.added.find(finding.line);
-            if (added == post.added.end() || !rule_.actionable(finding.value_ms))
+            if (added == post.added.end() || !rule_.actionable(finding.value_ms) ||
+                take_moved(removed, finding.call))
                 continue;
             finding.defined_at =
                 tree_relative(tree_relative(finding.defined_at, scan_options.tree), options_.tree);
