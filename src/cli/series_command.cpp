@@ -1,0 +1,126 @@
+// ksweep series: fix the tree on a new branch (never in the checkout) and write the result as
+// a mailing-list-ready git format-patch series with a cover letter.
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "cli/output.h"
+#include "core/rule.h"
+#include "rewrite/fixer.h"
+#include "rewrite/scanner.h"
+#include "series/series.h"
+
+#include <cstdio>
+#include <filesystem>
+
+namespace fs = std::filesystem;
+
+namespace ksweep::cli {
+
+namespace {
+
+void print_result(const series::SeriesResult& r) {
+    for (const auto& w : r.warnings)
+        std::fprintf(stderr, "ksweep series: warning: %s\n", w.c_str());
+    if (r.scratch)
+        std::printf("The tree is not a git repository: commits are in the scratch repository\n"
+                    "%s\n", r.repository.c_str());
+    if (r.series.size() > 1)
+        std::printf("More patches than one series should carry: split into %zu series.\n",
+                    r.series.size());
+    for (const auto& s : r.series) {
+        std::printf("\nbranch %s (base %s), %zu patch%s in %s/\n", s.branch.c_str(),
+                    s.base.substr(0, 12).c_str(), s.subjects.size(),
+                    s.subjects.size() == 1 ? "" : "es", s.dir.c_str());
+        for (const auto& f : s.files)
+            std::printf("  %s\n", fs::path(f).filename().c_str());
+        std::printf("To: %zu, Cc: %zu recipients (cover letter)\n", s.to.size(), s.cc.size());
+    }
+}
+
+} // namespace
+
+int series_command(int argc, char** argv) {
+    std::string rule_path = default_rule_path(), out_dir, group = "driver", signoff, report,
+                branch, build_dir, cache_dir;
+    int reroll = 0, jobs = 2;
+    bool force = false, no_thread = false;
+    std::vector<std::string> positionals;
+    ArgParser args("series", "[options] TREE [PATH...]",
+                   "Fixes the rule's sites under the PATHs of TREE on a new branch\n"
+                   "(ksweep/<rule>-<YYYYMMDD>) and writes git format-patch mails: one patch per\n"
+                   "driver, subject prefixes from history or MAINTAINERS, To/Cc from MAINTAINERS,\n"
+                   "a cover letter, base-commit. The checkout, index and current branch are not\n"
+                   "touched; a tree outside git gets a cached scratch repository.");
+    args.option("--rule", &rule_path, "FILE", "rule file (default: rules/msleep_small.yaml)");
+    args.option("-o", &out_dir, "DIR", "output directory (default: patches/<branch>)");
+    args.option("-v", &reroll, "N", "version of the series: [PATCH vN ...]");
+    args.option("--group", &group, "driver|file|dir|maintainer",
+                "what one patch holds (default: driver, a module or a file)");
+    args.option("--signoff", &signoff, "\"NAME <MAIL>\"",
+                "author and Signed-off-by (default: git config user.name/user.email)");
+    args.option("--report", &report, "FILE", "validation report JSON (docs/report-json.md)");
+    args.option("--branch", &branch, "NAME", "branch name (-2, -3 appended when taken)");
+    args.option("-j", &jobs, "N", "parallel scan jobs (default 2)");
+    args.option("--build-dir", &build_dir, "DIR", "prepared kernel build/headers dir");
+    args.option("--cache", &cache_dir, "DIR", "scratch repositories (default ~/.cache/ksweep)");
+    args.flag("--force", &force, "replace the patches in a non-empty output directory");
+    args.flag("--no-thread", &no_thread, "no Message-Id/In-Reply-To headers");
+    args.positionals(&positionals, 1);
+    if (auto rc = args.parse(argc, argv))
+        return *rc;
+    auto group_by = series::parse_group_by(group);
+    if (!group_by) {
+        std::fprintf(stderr, "ksweep series: --group must be driver, file, dir or maintainer\n");
+        return 2;
+    }
+    if (jobs < 1 || reroll < 0) {
+        std::fprintf(stderr, "ksweep series: -j and -v must be positive\n");
+        return 2;
+    }
+    try {
+        Rule rule = load_rule(rule_path);
+        ScanOptions scan;
+        scan.tree = positionals[0];
+        for (size_t i = 1; i < positionals.size(); ++i) {
+            fs::path p = positionals[i];
+            if (p.is_absolute())
+                p = p.lexically_relative(fs::absolute(scan.tree));
+            scan.paths.push_back(p.generic_string());
+        }
+        scan.build_dir = build_dir;
+        scan.jobs = jobs;
+        Progress progress("scanning", Progress::mode_for_stderr());
+        scan.progress = [&](size_t done, size_t total) { progress.update(done, total); };
+        ScanResult found = scan_tree(rule, scan);
+        progress.finish();
+        FixResult fix = plan_fixes(rule, scan, found);
+        for (const auto& s : fix.skipped)
+            std::fprintf(stderr, "ksweep series: left alone: %s:%u: %s\n",
+                         s.finding.file.c_str(), s.finding.line, s.reason.c_str());
+        if (fix.files.empty()) {
+            std::printf("Nothing to fix under the given paths: no series written.\n");
+            return 0;
+        }
+
+        series::SeriesOptions options;
+        options.tree = scan.tree;
+        options.out_dir = out_dir;
+        options.force = force;
+        options.reroll = reroll;
+        options.group = *group_by;
+        options.signoff = signoff;
+        options.report = report;
+        options.branch = branch;
+        options.cache_dir = cache_dir;
+        options.signature = std::string("ksweep ") + KSWEEP_VERSION;
+        options.thread = !no_thread;
+        print_result(series::write_series(rule, fix, options));
+        return 0;
+    } catch (const RuleError& e) {
+        std::fprintf(stderr, "%s\n", e.what());
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "ksweep series: %s\n", e.what());
+    }
+    return 2;
+}
+
+} // namespace ksweep::cli
