@@ -98,8 +98,8 @@ DeviceProfile parse_device_profile(const std::string& text, const std::string& p
         fail(path, e.mark, e.msg);
     }
     require_map(path, root, "a device profile");
-    reject_unknown_keys(path, root, {"name", "description", "bus", "chip", "commands",
-                                     "requirements"});
+    reject_unknown_keys(path, root,
+                        {"name", "description", "bus", "chip", "commands", "requirements"});
     if (!root["name"])
         fail(path, root.Mark(), "a device profile needs 'name'");
     DeviceProfile p;

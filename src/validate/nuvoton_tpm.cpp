@@ -30,7 +30,8 @@ void NuvotonTpm::protocol_error(const std::string& what) {
 bool NuvotonTpm::accept_access(bool status_read) {
     TimePoint now = clock_.now();
     const auto& req = profile_.requirements;
-    if (req.min_status_gap && last_status_write_ && now - *last_status_write_ < *req.min_status_gap) {
+    if (req.min_status_gap && last_status_write_ &&
+        now - *last_status_write_ < *req.min_status_gap) {
         ++stats_.nacks;
         if (++stats_.status_gap_violations <= kMaxLoggedErrors)
             log_("tpm: violation: access " + std::to_string(micros(now - *last_status_write_)) +
@@ -70,9 +71,14 @@ bool NuvotonTpm::write(std::span<const uint8_t> data) {
         return true;
     }
     switch (reg) {
-    case kRegStatus: write_status(payload[0]); break;
-    case kRegFifoWrite: write_fifo(payload); break;
-    default: protocol_error("write to read-only or unknown register " + std::to_string(reg));
+    case kRegStatus:
+        write_status(payload[0]);
+        break;
+    case kRegFifoWrite:
+        write_fifo(payload);
+        break;
+    default:
+        protocol_error("write to read-only or unknown register " + std::to_string(reg));
     }
     return true;
 }
@@ -90,12 +96,17 @@ bool NuvotonTpm::read(std::span<uint8_t> out) {
         ++stats_.status_reads;
         stats_.busy_status_reads += state_ == State::Execution;
         break;
-    case kRegBurstCount: out[0] = burst_count(); break;
-    case kRegFifoRead: read_fifo(out); break;
+    case kRegBurstCount:
+        out[0] = burst_count();
+        break;
+    case kRegFifoRead:
+        read_fifo(out);
+        break;
     case kRegVidDidRid:
         std::memcpy(out.data(), kVidDidRid, std::min(out.size(), sizeof kVidDidRid));
         break;
-    default: std::fill(out.begin(), out.end(), 0xff);
+    default:
+        std::fill(out.begin(), out.end(), 0xff);
     }
     return true;
 }
@@ -173,9 +184,8 @@ void NuvotonTpm::execute() {
     done_at_ = go + profile_.execution_time(code);
     last_poll_ = go; // GO is the first access of the execution's polling
     state_ = State::Execution;
-    log_("tpm: " + tpm2_command_name(code) + " rc=" +
-         std::to_string(tpm_header_code(response_)) + " response " +
-         std::to_string(response_.size()) + " bytes, ready in " +
+    log_("tpm: " + tpm2_command_name(code) + " rc=" + std::to_string(tpm_header_code(response_)) +
+         " response " + std::to_string(response_.size()) + " bytes, ready in " +
          std::to_string(micros(done_at_ - go)) + " us");
 }
 
@@ -188,8 +198,10 @@ uint8_t NuvotonTpm::status() {
     advance();
     switch (state_) {
     case State::Idle:
-    case State::Execution: return kStsValid;
-    case State::Ready: return clock_.now() >= ready_at_ ? kStsValid | kStsCommandReady : kStsValid;
+    case State::Execution:
+        return kStsValid;
+    case State::Ready:
+        return clock_.now() >= ready_at_ ? kStsValid | kStsCommandReady : kStsValid;
     case State::Reception:
         return command_.size() < expected_command_size() ? kStsValid | kStsExpect : kStsValid;
     case State::Completion:
@@ -198,18 +210,22 @@ uint8_t NuvotonTpm::status() {
     return kStsValid;
 }
 
-uint8_t NuvotonTpm::peek_status() { return status(); }
+uint8_t NuvotonTpm::peek_status() {
+    return status();
+}
 
 uint8_t NuvotonTpm::burst_count() {
     advance();
     switch (state_) {
     case State::Ready:
         return clock_.now() >= ready_at_ ? profile_.burst_count : 0;
-    case State::Reception: return profile_.burst_count;
+    case State::Reception:
+        return profile_.burst_count;
     case State::Completion:
         return static_cast<uint8_t>(
             std::min<size_t>(profile_.burst_count, response_.size() - response_pos_));
-    default: return 0;
+    default:
+        return 0;
     }
 }
 

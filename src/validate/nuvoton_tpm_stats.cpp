@@ -25,6 +25,10 @@ std::string json_string(const std::string& s) {
     return os.str();
 }
 
+uint64_t mean_us(const TransportStats& x) {
+    return x.requests ? x.service_ns_total / x.requests / 1000 : 0;
+}
+
 } // namespace
 
 std::string format_stats_line(const NuvotonTpmStats& t, const TransportStats& x) {
@@ -35,7 +39,8 @@ std::string format_stats_line(const NuvotonTpmStats& t, const TransportStats& x)
        << " aborts=" << t.aborts << " response_retries=" << t.response_retries
        << " status_reads=" << t.status_reads << " busy_status_reads=" << t.busy_status_reads
        << " protocol_errors=" << t.protocol_errors << " requests=" << x.requests
-       << " malformed_requests=" << x.malformed << " kicks=" << x.kicks;
+       << " malformed_requests=" << x.malformed << " kicks=" << x.kicks
+       << " service_us_mean=" << mean_us(x) << " service_us_max=" << x.service_ns_max / 1000;
     return os.str();
 }
 
@@ -61,7 +66,9 @@ std::string format_stats_json(const std::string& profile, const NuvotonTpmStats&
        << "  \"protocol_errors\": " << t.protocol_errors << ",\n"
        << "  \"virtio_requests\": " << x.requests << ",\n"
        << "  \"malformed_requests\": " << x.malformed << ",\n"
-       << "  \"kicks\": " << x.kicks << "\n}\n";
+       << "  \"kicks\": " << x.kicks << ",\n"
+       << "  \"request_service_us_mean\": " << mean_us(x) << ",\n"
+       << "  \"request_service_us_max\": " << x.service_ns_max / 1000 << "\n}\n";
     return os.str();
 }
 

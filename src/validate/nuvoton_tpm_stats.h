@@ -28,6 +28,10 @@ struct TransportStats {
     uint64_t requests = 0;
     uint64_t malformed = 0;
     uint64_t kicks = 0;
+    // Wall time spent serving requests (bus time of the profile included): what the back end
+    // adds to each transfer the guest sees.
+    uint64_t service_ns_total = 0;
+    uint64_t service_ns_max = 0;
 };
 
 // One line for the log: "stats: commands=... violations=...".

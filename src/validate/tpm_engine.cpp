@@ -24,7 +24,9 @@ std::string state_file(uint32_t tpm_number, const char* name) {
 
 // Without callbacks libtpms' TPM 2.0 keeps NV in ./NVChip, shared by every run started in the
 // same directory; these keep it in the run's own state directory instead.
-TPM_RESULT nvram_init() { return TPM_SUCCESS; }
+TPM_RESULT nvram_init() {
+    return TPM_SUCCESS;
+}
 
 TPM_RESULT nvram_load(unsigned char** data, uint32_t* length, uint32_t tpm_number,
                       const char* name) {
@@ -70,15 +72,7 @@ uint32_t tpm_header_code(std::span<const uint8_t> m) {
 
 std::vector<uint8_t> tpm2_error_response(uint32_t rc) {
     // TPM_ST_NO_SESSIONS, size 10, response code.
-    return {0x80,
-            0x01,
-            0,
-            0,
-            0,
-            10,
-            uint8_t(rc >> 24),
-            uint8_t(rc >> 16),
-            uint8_t(rc >> 8),
+    return {0x80,       0x01, 0, 0, 0, 10, uint8_t(rc >> 24), uint8_t(rc >> 16), uint8_t(rc >> 8),
             uint8_t(rc)};
 }
 

@@ -18,22 +18,38 @@ constexpr uint16_t kMaxQueueSize = 32768;
 
 const char* request_name(uint32_t request) {
     switch (request) {
-    case kGetFeatures: return "GET_FEATURES";
-    case kSetFeatures: return "SET_FEATURES";
-    case kSetOwner: return "SET_OWNER";
-    case kResetOwner: return "RESET_OWNER";
-    case kSetMemTable: return "SET_MEM_TABLE";
-    case kSetVringNum: return "SET_VRING_NUM";
-    case kSetVringAddr: return "SET_VRING_ADDR";
-    case kSetVringBase: return "SET_VRING_BASE";
-    case kGetVringBase: return "GET_VRING_BASE";
-    case kSetVringKick: return "SET_VRING_KICK";
-    case kSetVringCall: return "SET_VRING_CALL";
-    case kSetVringErr: return "SET_VRING_ERR";
-    case kGetProtocolFeatures: return "GET_PROTOCOL_FEATURES";
-    case kSetProtocolFeatures: return "SET_PROTOCOL_FEATURES";
-    case kGetQueueNum: return "GET_QUEUE_NUM";
-    case kSetVringEnable: return "SET_VRING_ENABLE";
+    case kGetFeatures:
+        return "GET_FEATURES";
+    case kSetFeatures:
+        return "SET_FEATURES";
+    case kSetOwner:
+        return "SET_OWNER";
+    case kResetOwner:
+        return "RESET_OWNER";
+    case kSetMemTable:
+        return "SET_MEM_TABLE";
+    case kSetVringNum:
+        return "SET_VRING_NUM";
+    case kSetVringAddr:
+        return "SET_VRING_ADDR";
+    case kSetVringBase:
+        return "SET_VRING_BASE";
+    case kGetVringBase:
+        return "GET_VRING_BASE";
+    case kSetVringKick:
+        return "SET_VRING_KICK";
+    case kSetVringCall:
+        return "SET_VRING_CALL";
+    case kSetVringErr:
+        return "SET_VRING_ERR";
+    case kGetProtocolFeatures:
+        return "GET_PROTOCOL_FEATURES";
+    case kSetProtocolFeatures:
+        return "SET_PROTOCOL_FEATURES";
+    case kGetQueueNum:
+        return "GET_QUEUE_NUM";
+    case kSetVringEnable:
+        return "SET_VRING_ENABLE";
     }
     return "unknown";
 }
@@ -85,7 +101,9 @@ VhostUserBackend::VhostUserBackend(uint64_t device_features, ChainHandler handle
                         kVirtioRingFIndirectDesc | kVirtioRingFEventIdx),
       handler_(std::move(handler)), log_(std::move(log)) {}
 
-VhostUserBackend::~VhostUserBackend() { reset(); }
+VhostUserBackend::~VhostUserBackend() {
+    reset();
+}
 
 void VhostUserBackend::reset() {
     close_fd(ring_.kick);

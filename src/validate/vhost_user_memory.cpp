@@ -47,8 +47,8 @@ bool VhostUserMemory::map(const vhost_user::Memory& table, std::span<const int> 
         }
         void* base = mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_SHARED, fds[i], 0);
         if (base == MAP_FAILED) {
-            error_ = "mmap of memory region " + std::to_string(i) + " failed: " +
-                     std::strerror(errno);
+            error_ =
+                "mmap of memory region " + std::to_string(i) + " failed: " + std::strerror(errno);
             unmap();
             return false;
         }

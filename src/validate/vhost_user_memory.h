@@ -2,8 +2,8 @@
 // /dev/shm backend), and the mappings live until the next table or the end of the connection.
 #pragma once
 
-#include "validate/virtqueue.h"
 #include "validate/vhost_user_protocol.h"
+#include "validate/virtqueue.h"
 
 #include <span>
 #include <string>

@@ -110,8 +110,8 @@ I2cRequest parse_i2c_request(const std::vector<Segment>& chain, const GuestMemor
     return req;
 }
 
-uint32_t VirtioI2cDevice::complete(const I2cRequest& req, const GuestMemory& memory,
-                                   uint8_t status, std::span<const uint8_t> data) {
+uint32_t VirtioI2cDevice::complete(const I2cRequest& req, const GuestMemory& memory, uint8_t status,
+                                   std::span<const uint8_t> data) {
     scatter(req.read_buffer, memory, data);
     if (auto dst = memory.translate(req.status->guest_phys, 1))
         (*dst)[0] = status;

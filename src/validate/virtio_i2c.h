@@ -24,14 +24,14 @@ inline constexpr uint32_t kVirtioI2cDeviceId = 34;
 inline constexpr uint32_t kMaxI2cMessage = 64 * 1024;
 
 struct I2cRequest {
-    uint16_t address = 0;  // 7-bit target address (the wire field holds it shifted left by one)
+    uint16_t address = 0; // 7-bit target address (the wire field holds it shifted left by one)
     uint32_t flags = 0;
     bool is_read = false;
-    std::vector<uint8_t> write_data;     // the message for a write
-    std::vector<Segment> read_buffer;    // where a read's bytes go
+    std::vector<uint8_t> write_data;  // the message for a write
+    std::vector<Segment> read_buffer; // where a read's bytes go
     uint32_t read_len = 0;
-    std::optional<Segment> status;       // the in header; absent when the chain has none
-    std::string error;                   // empty when the request is well-formed
+    std::optional<Segment> status; // the in header; absent when the chain has none
+    std::string error;             // empty when the request is well-formed
     bool ok() const { return error.empty(); }
 };
 

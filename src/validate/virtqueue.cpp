@@ -168,7 +168,9 @@ bool SplitVirtqueue::attach(const GuestMemory& memory, const RingAddresses& ring
     return true;
 }
 
-uint16_t SplitVirtqueue::avail_idx() const { return load_u16(avail_, 2); }
+uint16_t SplitVirtqueue::avail_idx() const {
+    return load_u16(avail_, 2);
+}
 
 std::optional<uint16_t> SplitVirtqueue::pop() {
     if (!attached_)

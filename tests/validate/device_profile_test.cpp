@@ -54,8 +54,7 @@ void expect_error(const std::string& yaml, const std::string& where, const std::
 }
 
 TEST(DeviceProfileTest, ErrorsPointAtTheProblem) {
-    expect_error("name: x\ncommands:\n  default_us: 1\n  TPM2_Nope: 3\n", "4:3",
-                 "TPM2_Nope");
+    expect_error("name: x\ncommands:\n  default_us: 1\n  TPM2_Nope: 3\n", "4:3", "TPM2_Nope");
     expect_error("name: x\ncommands:\n  default_us: -1\n", "3:15", "between");
     expect_error("name: x\ncommands:\n  default_us: soon\n", "3:15", "microseconds");
     expect_error("name: x\ncommands:\n  TPM2_Startup: 3\n", "3:3", "default_us");

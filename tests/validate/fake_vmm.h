@@ -54,8 +54,8 @@ class FakeVmm {
         EXPECT_EQ(write(kick, &one, 8), 8);
     }
 
-    void send_msg(uint32_t request, const void* payload, uint32_t size,
-                  std::vector<int> fds = {}, uint32_t flags = kVersion) {
+    void send_msg(uint32_t request, const void* payload, uint32_t size, std::vector<int> fds = {},
+                  uint32_t flags = kVersion) {
         vhost_user::Header h{request, flags, size};
         std::vector<uint8_t> bytes(sizeof h + size);
         std::memcpy(bytes.data(), &h, sizeof h);
@@ -77,8 +77,9 @@ class FakeVmm {
         }
         ASSERT_EQ(sendmsg(sock, &msg, 0), static_cast<ssize_t>(bytes.size()));
     }
-    template <typename T> void send_value(uint32_t request, const T& v, std::vector<int> fds = {},
-                                          uint32_t flags = kVersion) {
+    template <typename T>
+    void send_value(uint32_t request, const T& v, std::vector<int> fds = {},
+                    uint32_t flags = kVersion) {
         send_msg(request, &v, sizeof v, std::move(fds), flags);
     }
 

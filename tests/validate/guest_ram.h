@@ -11,7 +11,7 @@
 namespace ksweep::device::testing {
 
 struct GuestRam {
-    static constexpr uint64_t kBase = 0x100000;          // guest physical
+    static constexpr uint64_t kBase = 0x100000;           // guest physical
     static constexpr uint64_t kUserBase = 0x7f0000000000; // where the VMM maps it
     static constexpr uint16_t kQueueSize = 4;
     // Layout inside RAM (offsets): rings first, then an area for buffers.

@@ -1,7 +1,6 @@
 // The Nuvoton model against the driver's register-level sequences (probe, send, receive,
 // retry, cancel), its latencies and its timing requirements, with a manual clock.
 #include "nuvoton_driver_sim.h"
-
 #include "validate/device_profile.h"
 #include "validate/nuvoton_tpm.h"
 
@@ -141,7 +140,7 @@ TEST_F(NuvotonTest, CommandReadyCancelsARunningCommand) {
 }
 
 TEST_F(NuvotonTest, MisorderedAccessesAreProtocolErrorsNotCrashes) {
-    EXPECT_TRUE(driver->write_status(kStsGo)); // GO with nothing received
+    EXPECT_TRUE(driver->write_status(kStsGo));       // GO with nothing received
     auto data = driver->read_block(kRegFifoRead, 8); // no response to read
     ASSERT_TRUE(data);
     EXPECT_EQ((*data)[0], 0xff);

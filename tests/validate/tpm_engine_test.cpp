@@ -1,7 +1,6 @@
 // A real TPM 2.0 (libtpms) behind the Nuvoton model: PCR_Extend through the register protocol,
 // checked against SHA-256(old || digest) computed here.
 #include "nuvoton_driver_sim.h"
-
 #include "validate/device_profile.h"
 #include "validate/nuvoton_tpm.h"
 #include "validate/tpm_engine.h"
@@ -36,14 +35,16 @@ const std::vector<uint8_t> kPcrRead16 = {0x80, 0x01, 0, 0, 0, 0x14, 0, 0, 0x01, 
 
 // TPM2_PCR_Extend of PCR 16 with one SHA-256 digest under a password session (65 bytes).
 std::vector<uint8_t> pcr_extend_16(const Digest& digest) {
-    std::vector<uint8_t> cmd = {0x80, 0x02, 0, 0, 0, 0x41, 0, 0, 0x01, 0x82, 0, 0, 0, 0x10,
-                                0,    0,    0, 9, 0x40, 0, 0, 9, 0, 0, 0, 0, 0, 0, 0, 0,
-                                1,    0,    0x0b};
+    std::vector<uint8_t> cmd = {0x80, 0x02, 0,    0, 0, 0x41, 0, 0,    0x01, 0x82, 0,
+                                0,    0,    0x10, 0, 0, 0,    9, 0x40, 0,    0,    9,
+                                0,    0,    0,    0, 0, 0,    0, 0,    1,    0,    0x0b};
     cmd.insert(cmd.end(), digest.begin(), digest.end());
     return cmd;
 }
 
-uint32_t response_code(const std::vector<uint8_t>& rsp) { return tpm_header_code(rsp); }
+uint32_t response_code(const std::vector<uint8_t>& rsp) {
+    return tpm_header_code(rsp);
+}
 
 struct LibtpmsTest : ::testing::Test {
     fs::path state_dir;

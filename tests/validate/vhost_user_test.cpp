@@ -3,7 +3,6 @@
 // used ring read back. The device is the Nuvoton model answering the probe's ID read.
 #include "fake_vmm.h"
 #include "nuvoton_driver_sim.h"
-
 #include "validate/vhost_user_backend.h"
 #include "validate/virtio_i2c.h"
 

@@ -1,6 +1,5 @@
 // Descriptor chains, the split ring and virtio-i2c requests, well-formed and malformed.
 #include "guest_ram.h"
-
 #include "validate/virtio_i2c.h"
 
 #include <gtest/gtest.h>
@@ -40,24 +39,20 @@ struct VirtioI2cTest : ::testing::Test {
     void SetUp() override { ASSERT_TRUE(bus.attach(0x2e, device)); }
 
     // A request in the direct descriptor table: header, optional buffer, status.
-    uint16_t direct(uint16_t addr, uint32_t flags, const std::vector<uint8_t>& data,
-                    uint32_t len) {
+    uint16_t direct(uint16_t addr, uint32_t flags, const std::vector<uint8_t>& data, uint32_t len) {
         auto r = ram.i2c_request(GuestRam::kData, addr, flags, data, len);
         bool read = flags & kVirtioI2cFlagRead;
         uint16_t i = 0;
         ram.desc(GuestRam::kDesc, i, r.header, 8, kDescNext, i + 1);
         ++i;
         if (len) {
-            ram.desc(GuestRam::kDesc, i, r.buffer, len, kDescNext | (read ? kDescWrite : 0),
-                     i + 1);
+            ram.desc(GuestRam::kDesc, i, r.buffer, len, kDescNext | (read ? kDescWrite : 0), i + 1);
             ++i;
         }
         ram.desc(GuestRam::kDesc, i, r.status, 1, kDescWrite);
         return 0;
     }
-    uint8_t status() const {
-        return storage[GuestRam::kData + 16 + last_len];
-    }
+    uint8_t status() const { return storage[GuestRam::kData + 16 + last_len]; }
     uint32_t last_len = 0;
 };
 
@@ -135,8 +130,8 @@ const Malformed kMalformed[] = {
          status_desc(g, 1);
      },
      true},
-    {"no status byte",
-     [](GuestRam& g) { g.desc(GuestRam::kDesc, 0, B + GuestRam::kData, 8, 0); }, false},
+    {"no status byte", [](GuestRam& g) { g.desc(GuestRam::kDesc, 0, B + GuestRam::kData, 8, 0); },
+     false},
     {"buffer outside guest memory",
      [](GuestRam& g) {
          g.desc(GuestRam::kDesc, 0, B + GuestRam::kData, 8, kDescNext, 1);
@@ -157,8 +152,7 @@ const Malformed kMalformed[] = {
      },
      false},
     {"next out of range",
-     [](GuestRam& g) { g.desc(GuestRam::kDesc, 0, B + GuestRam::kData, 8, kDescNext, 9); },
-     false},
+     [](GuestRam& g) { g.desc(GuestRam::kDesc, 0, B + GuestRam::kData, 8, kDescNext, 9); }, false},
     {"readable after writable",
      [](GuestRam& g) {
          status_desc(g, 0);
