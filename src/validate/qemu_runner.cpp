@@ -64,6 +64,18 @@ bool wait_until_ready(ChildProcess& backend, std::string& output) {
     return false;
 }
 
+// The end of a log, for errors QEMU itself printed (a socket it could not connect to).
+std::string last_lines(const std::string& text, size_t count) {
+    std::vector<std::string> lines;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);)
+        lines.push_back(line);
+    std::string tail;
+    for (size_t i = lines.size() > count ? lines.size() - count : 0; i < lines.size(); ++i)
+        tail += "    " + lines[i] + "\n";
+    return tail;
+}
+
 std::string where_logs_are(const GuestRunResult& r) {
     return "\n  console:  " + r.console_log + "\n  back end: " + r.backend_log +
            "\n  stats:    " + r.stats_path;
@@ -212,7 +224,8 @@ GuestRunResult run_guest(const GuestRunOptions& options) {
     judge(r, options);
     if (r.outcome != GuestOutcome::passed) {
         if (qemu_status != 0)
-            r.message += "\n  qemu exited with status " + std::to_string(qemu_status);
+            r.message += "\n  qemu exited with status " + std::to_string(qemu_status) + ":\n" +
+                         last_lines(read_text(r.console_log), 5);
         r.message += where_logs_are(r);
     }
     return r;
