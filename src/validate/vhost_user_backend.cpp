@@ -114,10 +114,15 @@ void VhostUserBackend::reset() {
     protocol_features_ = 0;
 }
 
-void VhostUserBackend::stop_ring() {
+void VhostUserBackend::detach_ring() {
+    // Re-attaching later resumes from here unless SET_VRING_BASE says otherwise.
     if (ring_.queue.attached())
         ring_.base = ring_.queue.next_avail();
     ring_.queue.detach();
+}
+
+void VhostUserBackend::stop_ring() {
+    detach_ring();
     ring_.enabled = false;
     close_fd(ring_.kick);
 }
@@ -167,9 +172,7 @@ bool VhostUserBackend::dispatch(const Header& header, std::span<const uint8_t> p
         if (table.nregions > kMaxMemoryRegions || payload.size() < 8 + 32 * table.nregions)
             return false;
         // The ring pointers point into the old mappings: re-resolve them on the next kick.
-        if (ring_.queue.attached())
-            ring_.base = ring_.queue.next_avail();
-        ring_.queue.detach();
+        detach_ring();
         if (!memory_.map(table, fds)) {
             log_("vhost-user: SET_MEM_TABLE: " + memory_.error());
             return false;
@@ -184,11 +187,11 @@ bool VhostUserBackend::dispatch(const Header& header, std::span<const uint8_t> p
         if (header.request == kSetVringNum) {
             if (state.num == 0 || state.num > kMaxQueueSize || (state.num & (state.num - 1)))
                 return false;
+            detach_ring();
             ring_.num = static_cast<uint16_t>(state.num);
-            ring_.queue.detach();
         } else if (header.request == kSetVringBase) {
+            detach_ring();
             ring_.base = static_cast<uint16_t>(state.num);
-            ring_.queue.detach();
         } else {
             ring_.enabled = state.num != 0;
             // The kick fd came before the enable: requests may already be waiting.
@@ -202,7 +205,7 @@ bool VhostUserBackend::dispatch(const Header& header, std::span<const uint8_t> p
             return false;
         ring_.addresses = {addr.desc_user_addr, addr.avail_user_addr, addr.used_user_addr};
         ring_.have_addresses = true;
-        ring_.queue.detach();
+        detach_ring();
         return true;
     }
     case kGetVringBase:

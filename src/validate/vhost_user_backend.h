@@ -52,6 +52,7 @@ class VhostUserBackend {
     bool dispatch(const vhost_user::Header& header, std::span<const uint8_t> payload,
                   std::vector<int>& fds, std::vector<uint8_t>& reply);
     void process_queue();
+    void detach_ring();
     void stop_ring();
     void reset();
     void replace_fd(int& slot, std::vector<int>& fds, uint64_t payload);

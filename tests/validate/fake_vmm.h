@@ -119,6 +119,20 @@ class FakeVmm {
         put(table_file + 16 * i + 14, next);
     }
 
+    void set_mem_table() {
+        Memory table{};
+        table.nregions = 2;
+        table.regions[0] = {0x0, 0x4000, kUser0, 0};
+        table.regions[1] = {kRingGpa, 0xc000, kUser1, kRingFile};
+        send_msg(kSetMemTable, &table, 8 + 2 * 32, {memfd, memfd}, kVersion | kFlagNeedReply);
+        EXPECT_EQ(recv_u64(kSetMemTable), 0u) << "REPLY_ACK: mapped";
+    }
+
+    void set_vring_addr() {
+        VringAddr addr{0, 0, kUser1 + kDesc, kUser1 + kUsed, kUser1 + kAvail, 0};
+        send_value(kSetVringAddr, addr);
+    }
+
     // QEMU 7.2's start sequence up to an enabled ring.
     void start_device() {
         send_msg(kGetFeatures, nullptr, 0);
@@ -134,17 +148,11 @@ class FakeVmm {
         send_value(kSetVringCall, uint64_t{0}, {call});
         send_value(kSetFeatures, features);
 
-        Memory table{};
-        table.nregions = 2;
-        table.regions[0] = {0x0, 0x4000, kUser0, 0};
-        table.regions[1] = {kRingGpa, 0xc000, kUser1, kRingFile};
-        send_msg(kSetMemTable, &table, 8 + 2 * 32, {memfd, memfd}, kVersion | kFlagNeedReply);
-        EXPECT_EQ(recv_u64(kSetMemTable), 0u) << "REPLY_ACK: mapped";
+        set_mem_table();
 
         send_value(kSetVringNum, VringState{0, 4});
         send_value(kSetVringBase, VringState{0, 0});
-        VringAddr addr{0, 0, kUser1 + kDesc, kUser1 + kUsed, kUser1 + kAvail, 0};
-        send_value(kSetVringAddr, addr);
+        set_vring_addr();
         send_value(kSetVringKick, uint64_t{0}, {kick});
         send_value(kSetVringEnable, VringState{0, 1}, {}, kVersion | kFlagNeedReply);
         EXPECT_EQ(recv_u64(kSetVringEnable), 0u);

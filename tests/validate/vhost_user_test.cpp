@@ -104,6 +104,24 @@ TEST_F(VhostUserTest, RequestsPostedBeforeEnableAreServedOnEnable) {
     EXPECT_EQ(vmm->get<uint16_t>(kRingFile + kUsed + 2), 2);
 }
 
+TEST_F(VhostUserTest, RingResumesAfterMemoryTableAndAddressChange) {
+    vmm->start_device();
+    vmm->post_id_read();
+    vmm->kick_queue();
+    ASSERT_TRUE(vmm->wait_for_call());
+    // QEMU may remap memory or resend ring addresses on a running ring: the back end must go on
+    // from the next unprocessed entry, not from the base it was started with.
+    vmm->set_mem_table();
+    vmm->set_vring_addr();
+    vmm->put<uint16_t>(kRingFile + FakeVmm::kAvail + 8, 0);
+    vmm->put<uint16_t>(kRingFile + FakeVmm::kAvail + 10, 1);
+    vmm->put<uint16_t>(kRingFile + FakeVmm::kAvail + 2, 4);
+    vmm->kick_queue();
+    ASSERT_TRUE(vmm->wait_for_call());
+    EXPECT_EQ(vmm->get<uint16_t>(kRingFile + kUsed + 2), 4) << "entries 0 and 1 not redone";
+    EXPECT_EQ(i2c->requests(), 4u);
+}
+
 TEST_F(VhostUserTest, BadMessagesAreRefusedAndTheConnectionSurvives) {
     vmm->send_msg(kGetProtocolFeatures, nullptr, 0);
     vmm->recv_u64(kGetProtocolFeatures);
