@@ -122,6 +122,26 @@ TEST_F(VhostUserTest, RingResumesAfterMemoryTableAndAddressChange) {
     EXPECT_EQ(i2c->requests(), 4u);
 }
 
+TEST_F(VhostUserTest, DriverReloadStartsAFreshRing) {
+    vmm->start_device();
+    vmm->post_id_read();
+    vmm->kick_queue();
+    ASSERT_TRUE(vmm->wait_for_call());
+    // rmmod: QEMU disables the ring and fetches its base; insmod: the start sequence again with
+    // a ring the guest driver zeroed, from base 0.
+    vmm->send_value(kSetVringEnable, VringState{0, 0});
+    vmm->send_value(kGetVringBase, VringState{0, 0});
+    vmm->recv_reply(kGetVringBase);
+    std::memset(vmm->guest + kRingFile, 0, 0x400);
+    vmm->start_device();
+    vmm->post_id_read();
+    vmm->kick_queue();
+    ASSERT_TRUE(vmm->wait_for_call());
+    EXPECT_EQ(vmm->get<uint16_t>(kRingFile + kUsed + 2), 2);
+    EXPECT_EQ(vmm->get<uint8_t>(kRingFile + kBuf + 0xc0), 0x50);
+    EXPECT_EQ(i2c->requests(), 4u);
+}
+
 TEST_F(VhostUserTest, BadMessagesAreRefusedAndTheConnectionSurvives) {
     vmm->send_msg(kGetProtocolFeatures, nullptr, 0);
     vmm->recv_u64(kGetProtocolFeatures);
