@@ -5,6 +5,7 @@
 namespace ksweep::cli {
 
 int scan_command(int argc, char** argv);
+int fix_command(int argc, char** argv);
 int guest_command(int argc, char** argv);
 int check_command(int argc, char** argv);
 

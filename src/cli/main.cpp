@@ -14,6 +14,7 @@ struct Subcommand {
 
 constexpr Subcommand kSubcommands[] = {
     {"scan", ksweep::cli::scan_command, "find small msleep() calls, through macros and enums"},
+    {"fix", ksweep::cli::fix_command, "rewrite them into usleep_range() in kernel style"},
     {"guest", ksweep::cli::guest_command, "boot a TPM driver in QEMU, time PCR extends"},
     {"check", ksweep::cli::check_command, "CI gate: small msleep() calls a patch adds"},
 };

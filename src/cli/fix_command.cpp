@@ -1,0 +1,187 @@
+// ksweep fix: scan, plan and verify the fixes; print them as a unified diff, or write them
+// with --in-place, never over uncommitted work unless --force.
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "cli/output.h"
+#include "core/rule.h"
+#include "rewrite/fixer.h"
+#include "rewrite/scanner.h"
+
+#include <git2.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <set>
+
+namespace fs = std::filesystem;
+
+namespace ksweep::cli {
+
+namespace {
+
+struct Libgit2 {
+    Libgit2() { git_libgit2_init(); }
+    ~Libgit2() { git_libgit2_shutdown(); }
+};
+
+using Repository = std::unique_ptr<git_repository, decltype(&git_repository_free)>;
+
+// The git repository the tree is in (the tree may be a subdirectory of it), or none.
+Repository open_repository(const std::string& tree) {
+    git_repository* raw = nullptr;
+    if (git_repository_open_ext(&raw, tree.c_str(), 0, nullptr) != 0)
+        return Repository(nullptr, git_repository_free);
+    return Repository(raw, git_repository_free);
+}
+
+// Why a file must not be overwritten: it differs from HEAD or is not tracked at all. Empty
+// when it is clean.
+std::string uncommitted(git_repository* repo, const fs::path& file) {
+    const char* workdir = git_repository_workdir(repo);
+    if (!workdir)
+        return "the repository has no work tree";
+    std::error_code ec;
+    const fs::path rel = fs::canonical(file, ec).lexically_relative(fs::canonical(workdir, ec));
+    unsigned flags = 0;
+    if (git_status_file(&flags, repo, rel.generic_string().c_str()) != 0)
+        return "git status failed: " + std::string(git_error_last() ? git_error_last()->message : "");
+    if (flags == GIT_STATUS_CURRENT)
+        return "";
+    if (flags & (GIT_STATUS_WT_NEW | GIT_STATUS_IGNORED))
+        return "not tracked by git";
+    return "has uncommitted changes";
+}
+
+// Replaces a file's content through a temporary file beside it, keeping its permissions, so a
+// failure leaves either the old or the new text, never half of one.
+void write_file(const fs::path& path, const std::string& text) {
+    const fs::path tmp = path.string() + ".ksweep-tmp";
+    {
+        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+        out << text;
+        if (!out.flush())
+            throw std::runtime_error(tmp.string() + ": cannot write");
+    }
+    fs::permissions(tmp, fs::status(path).permissions());
+    fs::rename(tmp, path);
+}
+
+void print_summary(const FixResult& result, bool wrote) {
+    size_t fixed = 0;
+    for (const FileFix& f : result.files)
+        fixed += f.sites.size();
+    std::fprintf(stderr, "ksweep fix: %zu site%s %s in %zu file%s; %zu left alone.\n", fixed,
+                 fixed == 1 ? "" : "s", wrote ? "fixed" : "to fix", result.files.size(),
+                 result.files.size() == 1 ? "" : "s", result.skipped.size());
+    for (const FileFix& f : result.files)
+        if (f.slack_defined_here)
+            std::fprintf(stderr, "  %s: %s = %lld us\n", f.file.c_str(), f.slack_name.c_str(),
+                         f.slack_us);
+    for (const SiteOutcome& s : result.skipped)
+        std::fprintf(stderr, "  left alone %s:%u: %s: %s\n", s.finding.file.c_str(),
+                     s.finding.line, s.finding.call.c_str(), s.reason.c_str());
+    for (const std::string& e : result.scan.errors)
+        std::fprintf(stderr, "  note: %s\n", e.c_str());
+}
+
+} // namespace
+
+int fix_command(int argc, char** argv) {
+    std::string rule_path = default_rule_path(), build_dir;
+    int jobs = 2;
+    bool in_place = false, force = false, lexical_only = false;
+    std::vector<std::string> positionals;
+    ArgParser args("fix", "[options] TREE [PATH...]",
+                   "Rewrites the small msleep() calls that `ksweep scan` finds under the PATHs\n"
+                   "of TREE into usleep_range() with a named slack constant (or the rule's\n"
+                   "target), in kernel style, and verifies each file by scanning it again.\n"
+                   "Prints a unified diff; writes the files only with --in-place.");
+    args.option("--rule", &rule_path, "FILE", "rule file (default: rules/msleep_small.yaml)");
+    args.flag("--in-place", &in_place, "write the fixed files into TREE");
+    args.flag("--force", &force,
+              "with --in-place: write over uncommitted changes, or outside a git work tree");
+    args.option("-j", &jobs, "N", "parallel jobs (default 2)");
+    args.option("--build-dir", &build_dir, "DIR",
+                "prepared kernel build/headers dir (default: found for the tree's version)");
+    args.flag("--lexical-only", &lexical_only, "skip the semantic engine");
+    args.positionals(&positionals, 1);
+    if (auto rc = args.parse(argc, argv))
+        return *rc;
+    if (jobs < 1) {
+        std::fprintf(stderr, "ksweep fix: -j must be positive\n");
+        return 2;
+    }
+    if (!build_dir.empty() && !fs::is_directory(build_dir)) {
+        std::fprintf(stderr, "ksweep fix: --build-dir %s: no such directory\n", build_dir.c_str());
+        return 2;
+    }
+
+    try {
+        const Rule rule = load_rule(rule_path);
+        ScanOptions options;
+        options.tree = positionals[0];
+        for (size_t i = 1; i < positionals.size(); ++i) {
+            fs::path p = positionals[i];
+            if (p.is_absolute())
+                p = p.lexically_relative(fs::absolute(options.tree));
+            options.paths.push_back(p.generic_string());
+        }
+        options.build_dir = build_dir;
+        options.jobs = jobs;
+        options.semantic = !lexical_only;
+
+        // Refuse before the work: a tree outside git has no way back from --in-place.
+        Libgit2 libgit2;
+        Repository repo = open_repository(options.tree);
+        if (in_place && !repo && !force) {
+            std::fprintf(stderr,
+                         "ksweep fix: %s is not in a git work tree: --in-place could not be "
+                         "undone; add --force to write anyway\n",
+                         options.tree.c_str());
+            return 2;
+        }
+
+        Progress progress("scanning", Progress::mode_for_stderr());
+        options.progress = [&](size_t done, size_t total) { progress.update(done, total); };
+        const ScanResult scan = scan_tree(rule, options);
+        progress.finish();
+        options.progress = nullptr;
+        const FixResult result = plan_fixes(rule, options, scan);
+
+        if (!in_place) {
+            std::fputs(unified_diff(result).c_str(), stdout);
+            print_summary(result, false);
+            return 0;
+        }
+
+        if (repo && !force) {
+            bool refused = false;
+            for (const FileFix& f : result.files) {
+                const std::string why = uncommitted(repo.get(), fs::path(options.tree) / f.file);
+                if (!why.empty()) {
+                    std::fprintf(stderr, "ksweep fix: %s %s\n", f.file.c_str(), why.c_str());
+                    refused = true;
+                }
+            }
+            if (refused) {
+                std::fprintf(stderr, "ksweep fix: nothing written; commit or stash those files, "
+                                     "or add --force\n");
+                return 2;
+            }
+        }
+        for (const FileFix& f : result.files)
+            write_file(fs::path(options.tree) / f.file, f.fixed);
+        print_summary(result, true);
+        return 0;
+    } catch (const RuleError& e) {
+        std::fprintf(stderr, "%s\n", e.what());
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "ksweep fix: %s\n", e.what());
+    }
+    return 2;
+}
+
+} // namespace ksweep::cli
