@@ -1,0 +1,181 @@
+#include "validate/levels_device.h"
+
+#include "validate/device_profile.h"
+#include "validate/guest_benchmark.h"
+#include "validate/stats.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+namespace fs = std::filesystem;
+
+namespace ksweep::validate {
+
+namespace {
+
+// Which requirement each ksweep-tpmd counter checks (src/validate/nuvoton_tpm_stats.h).
+constexpr std::pair<const char*, const char*> kViolationCounters[] = {
+    {"status_gap_violations", "min_status_gap"},
+    {"poll_interval_violations", "min_poll_interval"},
+};
+
+std::string microseconds(device::Duration d) {
+    return std::to_string(std::chrono::duration_cast<std::chrono::microseconds>(d).count()) +
+           " us";
+}
+
+void write_snapshot(const SourceSnapshot& files, const fs::path& root) {
+    for (const auto& [rel, text] : files) {
+        fs::create_directories((root / rel).parent_path());
+        std::ofstream(root / rel, std::ios::binary) << text;
+    }
+}
+
+std::string join(const std::map<std::string, unsigned long long>& violations,
+                 const std::string& variant) {
+    std::string text;
+    for (const auto& [requirement, count] : violations)
+        text += (text.empty() ? "" : "; ") + variant + " broke " + requirement + " " +
+                std::to_string(count) + " times";
+    return text;
+}
+
+} // namespace
+
+const std::vector<DeviceModel>& device_models() {
+    static const std::vector<DeviceModel> models{
+        {"tpm_i2c_nuvoton", "qemu/profiles/nuvoton_npct_default.yaml",
+         "tpm2_i2c_nuvoton at 0x2e on virtio I2C, ksweep-tpmd (libtpms)"},
+    };
+    return models;
+}
+
+const DeviceModel* find_device_model(const std::string& driver) {
+    for (const auto& model : device_models())
+        if (driver == model.driver)
+            return &model;
+    return nullptr;
+}
+
+std::map<std::string, unsigned long long> requirement_violations(const std::string& stats_json) {
+    std::map<std::string, unsigned long long> out;
+    if (stats_json.empty())
+        return out;
+    YAML::Node root = YAML::Load(stats_json); // JSON is YAML's flow style
+    for (const auto& [counter, requirement] : kViolationCounters)
+        if (root[counter])
+            if (auto n = root[counter].as<unsigned long long>())
+                out[requirement] = n;
+    return out;
+}
+
+std::map<std::string, std::string> profile_requirements(const std::string& profile_path) {
+    std::map<std::string, std::string> out;
+    try {
+        device::DeviceProfile profile = device::load_device_profile(profile_path);
+        if (profile.requirements.min_status_gap)
+            out["min_status_gap"] = microseconds(*profile.requirements.min_status_gap);
+        if (profile.requirements.min_poll_interval)
+            out["min_poll_interval"] = microseconds(*profile.requirements.min_poll_interval);
+    } catch (const std::exception&) {
+    }
+    return out;
+}
+
+DeviceRun run_device_level(const DeviceModel& model, const KbuildModule& module,
+                           const SourceSnapshot& baseline, const SourceSnapshot& patched,
+                           const DeviceRunOptions& options, LevelResult& level) {
+    DeviceRun run;
+    run.driver = model.driver;
+    run.profile = options.profile.empty() ? std::string(KSWEEP_SOURCE_DIR "/") + model.profile
+                                          : options.profile;
+    run.requirements = profile_requirements(run.profile);
+    run.extends = options.extends;
+
+    fs::path work = options.work_dir;
+    std::string source_rel = module.directory + "/" + module.name + ".c";
+    for (const auto& [variant, files] : {std::pair{"baseline", &baseline}, {"patched", &patched}})
+        write_snapshot(*files, work / variant);
+
+    // Interleaved, so a slow phase of the host hits both variants alike.
+    for (int boot = 1; boot <= options.boots; ++boot) {
+        for (const char* variant : {"baseline", "patched"}) {
+            GuestBenchmarkOptions bench;
+            bench.driver_source = (work / variant / source_rel).string();
+            bench.driver_include_dirs = {(work / variant / module.directory).string()};
+            bench.extends = options.extends;
+            bench.profile = run.profile;
+            bench.run_dir = (work / ("boot-" + std::to_string(boot) + "-" + variant)).string();
+            std::string tag = std::string(variant) + " boot " + std::to_string(boot) + "/" +
+                              std::to_string(options.boots);
+            bench.on_progress = [&](const std::string& what) {
+                if (options.on_progress)
+                    options.on_progress(tag + ": " + what);
+            };
+            GuestBenchmarkResult result = run_guest_benchmark(bench);
+
+            BootRun b;
+            b.variant = variant;
+            b.boot = boot;
+            b.samples = result.run.report.samples;
+            b.ok = result.ok;
+            b.pcr_passed = result.run.pcr && result.run.pcr->passed;
+            b.wall_seconds = result.run.wall_seconds;
+            b.run_dir = result.run.run_dir.empty() ? bench.run_dir : result.run.run_dir;
+            b.message = !result.error.empty() ? result.error : result.run.message;
+            try {
+                b.violations = requirement_violations(result.run.stats);
+            } catch (const std::exception& e) {
+                b.ok = false;
+                b.message += " (unreadable device stats: " + std::string(e.what()) + ")";
+            }
+            if (options.on_progress)
+                options.on_progress(tag + ": " + (b.ok ? "ok, " : "FAILED, ") +
+                                    format_summary(summarize(b.samples)));
+            run.boots.push_back(std::move(b));
+        }
+    }
+    summarize_device_run(run);
+
+    // The verdict: every boot worked, no requirement broken, not slower.
+    std::vector<std::string> problems;
+    for (const auto& b : run.boots) {
+        if (!b.ok)
+            problems.push_back(b.variant + " boot " + std::to_string(b.boot) + " failed: " +
+                               b.message);
+        else if (!b.pcr_passed)
+            problems.push_back(b.variant + " boot " + std::to_string(b.boot) +
+                               ": PCR check failed");
+    }
+    std::string broken = join(run.baseline.violations, "baseline");
+    std::string broken_patched = join(run.patched.violations, "patched");
+    if (!broken_patched.empty())
+        broken += (broken.empty() ? "" : "; ") + broken_patched;
+
+    char ratio[160];
+    std::snprintf(ratio, sizeof ratio, "patched median %.2fx baseline (%.0f us vs %.0f us)",
+                  run.median_ratio, run.patched.summary.median_us,
+                  run.baseline.summary.median_us);
+    if (!broken.empty()) {
+        level.status = LevelStatus::failed;
+        level.message = "device requirement violated: " + broken;
+    } else if (!problems.empty()) {
+        level.status = LevelStatus::failed;
+        level.message = problems.front();
+    } else if (is_slowdown(run)) {
+        level.status = LevelStatus::failed;
+        level.message = std::string("slower: ") + ratio;
+    } else {
+        level.status = LevelStatus::passed;
+        level.message = std::string(ratio) + ", PCR checks passed in " +
+                        std::to_string(run.boots.size()) + " boots";
+    }
+    level.details.insert(level.details.end(), problems.begin(), problems.end());
+    return run;
+}
+
+} // namespace ksweep::validate

@@ -1,0 +1,472 @@
+#include "validate/validate_run.h"
+
+#include "core/kernel_tree.h"
+#include "series/repository.h"
+#include "validate/checkpatch_run.h"
+#include "validate/git_am.h"
+#include "validate/guest_benchmark.h"
+#include "validate/levels_device.h"
+#include "validate/levels_kbuild.h"
+#include "validate/levels_module_build.h"
+#include "validate/qemu_process.h"
+#include "validate/report_render.h"
+#include "validate/validate_series.h"
+
+#include <algorithm>
+#include <chrono>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <set>
+
+namespace fs = std::filesystem;
+
+namespace ksweep::validate {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+    return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+std::string utc_now() {
+    std::time_t t = std::time(nullptr);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+    return buf;
+}
+
+bool wants(const ValidateOptions& o, int level) {
+    return std::find(o.levels.begin(), o.levels.end(), level) != o.levels.end();
+}
+
+// The directories the scratch checkout needs for these files: each file's directory and its
+// parent (private headers are often included as "../x.h", and a composite module may be
+// listed one Makefile up).
+std::vector<std::string> sparse_dirs_for(const Series& series) {
+    std::set<std::string> dirs;
+    for (const auto& patch : series.patches)
+        for (const auto& file : patch.files) {
+            fs::path dir = fs::path(file).parent_path();
+            if (dir.has_parent_path() && !dir.parent_path().empty())
+                dir = dir.parent_path();
+            dirs.insert(dir.empty() ? "scripts" : dir.string());
+        }
+    return {dirs.begin(), dirs.end()};
+}
+
+// The modules the patch's C files build into. A header counts through the .c files of its
+// directory that include it by name.
+std::vector<KbuildModule> modules_touched(const std::string& root,
+                                          const std::vector<std::string>& files,
+                                          std::vector<std::string>& unresolved) {
+    std::vector<std::string> sources;
+    for (const auto& file : files) {
+        fs::path p(file);
+        if (p.extension() == ".c") {
+            sources.push_back(file);
+        } else if (p.extension() == ".h") {
+            std::regex includes("#[ \t]*include[ \t]*\"" + p.filename().string() + "\"");
+            fs::path dir = fs::path(root) / p.parent_path();
+            if (!fs::is_directory(dir))
+                continue;
+            for (const auto& entry : fs::directory_iterator(dir))
+                if (entry.path().extension() == ".c")
+                    if (auto text = read_tree_file(root, (p.parent_path() / entry.path().filename()).string());
+                        text && std::regex_search(*text, includes))
+                        sources.push_back((p.parent_path() / entry.path().filename()).string());
+        }
+    }
+    std::vector<KbuildModule> modules;
+    for (const auto& source : sources) {
+        auto m = find_module(root, source, read_tree_file);
+        if (!m) {
+            unresolved.push_back(source);
+            continue;
+        }
+        bool seen = std::any_of(modules.begin(), modules.end(), [&](const KbuildModule& k) {
+            return k.name == m->name && k.directory == m->directory;
+        });
+        if (!seen)
+            modules.push_back(*m);
+    }
+    return modules;
+}
+
+struct Snapshots {
+    std::vector<SourceSnapshot> baseline, patched;
+};
+
+class SeriesValidator {
+public:
+    SeriesValidator(const ValidateOptions& options, ValidationReport& report)
+        : options_(options), report_(report) {}
+
+    void run();
+
+private:
+    void progress(const std::string& what) {
+        if (options_.on_progress)
+            options_.on_progress(what);
+    }
+    void validate_patch(const SeriesPatch& patch, PatchResult& result);
+    void level_checkpatch(const SeriesPatch& patch, PatchResult& result);
+    void level_build(PatchResult& result, const std::vector<KbuildModule>& modules,
+                     const Snapshots& snaps);
+    void level_device(PatchResult& result, const std::vector<KbuildModule>& modules,
+                      const Snapshots& snaps);
+
+    const ValidateOptions& options_;
+    ValidationReport& report_;
+    std::string work_dir_, cache_dir_;
+    KernelConfig config_;
+    std::unique_ptr<ScratchCheckout> checkout_;
+};
+
+void SeriesValidator::run() {
+    cache_dir_ = options_.cache_dir.empty() ? series::default_cache_dir() : options_.cache_dir;
+    work_dir_ = options_.work_dir;
+    fs::create_directories(work_dir_);
+
+    Series series;
+    try {
+        series = options_.series_dir.empty()
+                     ? series_from_git_range(options_.tree, options_.git_range,
+                                             (fs::path(work_dir_) / "series").string())
+                     : read_series_dir(options_.series_dir);
+    } catch (const std::exception& e) {
+        report_.errors.push_back(e.what());
+        return;
+    }
+    report_.series = series.source;
+
+    // The repository the base commit lives in: the tree's own, or the scratch repository
+    // `ksweep series` made for a tree outside git (same cache, same fingerprint).
+    std::string repository;
+    try {
+        progress("opening the repository of " + options_.tree);
+        series::LibGit2 libgit2; // declared first: outlives the repository handle below
+        series::SeriesRepo repo = series::open_series_repo(options_.tree, cache_dir_);
+        repository = repo.git_dir;
+        report_.base_commit =
+            series.base_commit.empty() ? series::oid_hex(repo.base) : series.base_commit;
+    } catch (const std::exception& e) {
+        report_.errors.push_back(std::string("cannot open a repository for the tree: ") + e.what());
+        return;
+    }
+
+    if (wants(options_, 3) || wants(options_, 4)) {
+        if (auto text = read_tree_file(report_.headers_dir, ".config"))
+            config_ = parse_kernel_config(*text);
+        else
+            report_.errors.push_back("no .config in headers directory '" + report_.headers_dir +
+                                     "': L3 cannot tell which drivers the config enables");
+    }
+
+    try {
+        progress("checking out " + report_.base_commit.substr(0, 12) + " (sparse) for git am");
+        checkout_ = std::make_unique<ScratchCheckout>(
+            repository, report_.base_commit, sparse_dirs_for(series),
+            (fs::path(work_dir_) / "checkout").string());
+    } catch (const std::exception& e) {
+        report_.errors.push_back(e.what());
+        return;
+    }
+
+    for (size_t i = 0; i < series.patches.size(); ++i) {
+        const SeriesPatch& patch = series.patches[i];
+        PatchResult result;
+        result.number = i + 1;
+        result.path = patch.path;
+        result.subject = patch.subject;
+        result.files = patch.files;
+        progress("patch " + std::to_string(i + 1) + "/" + std::to_string(series.patches.size()) +
+                 ": " + patch.subject);
+        validate_patch(patch, result);
+        report_.patches.push_back(std::move(result));
+    }
+}
+
+void SeriesValidator::validate_patch(const SeriesPatch& patch, PatchResult& result) {
+    for (int l = 1; l <= 4; ++l)
+        result.levels[l - 1].status = wants(options_, l) ? LevelStatus::not_run : LevelStatus::skipped;
+
+    // Modules are found and snapshotted as the tree is before the patch...
+    std::vector<std::string> unresolved;
+    std::vector<KbuildModule> modules;
+    Snapshots snaps;
+    bool need_sources = wants(options_, 3) || wants(options_, 4);
+    if (need_sources) {
+        modules = modules_touched(checkout_->dir(), patch.files, unresolved);
+        std::vector<std::string> dirs;
+        for (const auto& m : modules)
+            dirs.push_back(m.directory);
+        checkout_->include(dirs);
+        for (const auto& m : modules)
+            snaps.baseline.push_back(snapshot_module(checkout_->dir(), m));
+    }
+
+    // L1: git am. Without it nothing later means anything.
+    auto start = Clock::now();
+    AmResult am = checkout_->am(patch.path);
+    LevelResult& l1 = result.levels[0];
+    l1.seconds = seconds_since(start);
+    if (!am.applied) {
+        if (wants(options_, 1)) {
+            l1.status = LevelStatus::failed;
+            l1.message = "does not apply to " + checkout_->head().substr(0, 12);
+            l1.details.push_back(am.message);
+        } else {
+            report_.errors.push_back("patch " + std::to_string(result.number) +
+                                     " does not apply; L1 was not requested but later levels need it");
+        }
+        for (int l = 2; l <= 4; ++l)
+            if (result.levels[l - 1].status != LevelStatus::skipped)
+                result.levels[l - 1].message = "L1 failed";
+        return;
+    }
+    if (wants(options_, 1)) {
+        l1.status = LevelStatus::passed;
+        l1.message = "applies (" + am.commit.substr(0, 12) + ")";
+    }
+
+    // ...and again after it.
+    for (const auto& m : modules)
+        snaps.patched.push_back(snapshot_module(checkout_->dir(), m));
+
+    if (wants(options_, 2))
+        level_checkpatch(patch, result);
+    if (wants(options_, 3)) {
+        level_build(result, modules, snaps);
+        for (const auto& source : unresolved)
+            result.levels[2].details.push_back(source + ": no obj- rule for it in its Makefile");
+    }
+    if (wants(options_, 4))
+        level_device(result, modules, snaps);
+}
+
+void SeriesValidator::level_checkpatch(const SeriesPatch& patch, PatchResult& result) {
+    LevelResult& level = result.levels[1];
+    auto start = Clock::now();
+    CheckpatchRun run = run_checkpatch(options_.tree, patch.path);
+    level.seconds = seconds_since(start);
+    result.checkpatch = run.counts;
+    if (!run.ran) {
+        level.status = LevelStatus::failed;
+        level.message = run.error;
+        return;
+    }
+    const CheckpatchCounts& c = run.counts;
+    level.message = std::to_string(c.errors) + " errors, " + std::to_string(c.warnings) +
+                    " warnings, " + std::to_string(c.checks) + " checks";
+    level.status = c.errors || c.warnings || c.checks ? LevelStatus::failed : LevelStatus::passed;
+    level.details = c.messages;
+}
+
+void SeriesValidator::level_build(PatchResult& result, const std::vector<KbuildModule>& modules,
+                                  const Snapshots& snaps) {
+    LevelResult& level = result.levels[2];
+    auto start = Clock::now();
+    std::string build_cache = (fs::path(cache_dir_) / "validate-builds").string();
+    std::vector<std::string> built, not_built, failed;
+    for (size_t i = 0; i < modules.size(); ++i) {
+        const KbuildModule& m = modules[i];
+        ModuleOutcome out;
+        out.name = m.name;
+        out.directory = m.directory;
+        out.config = m.config;
+        out.config_value = module_config_value(m, config_);
+        if (out.config_value.empty() || (m.fixed == 'y')) {
+            out.status = LevelStatus::not_built;
+            out.message = m.fixed == 'y' ? "not built (obj-y: always built into the kernel)"
+                                         : "not built (" + m.config + " not set)";
+            not_built.push_back(m.name + ": " + out.message);
+        } else {
+            progress("  L3: building " + m.name + " (baseline, patched)");
+            KbuildResult before =
+                build_module_snapshot(snaps.baseline[i], m, report_.headers_dir, build_cache);
+            KbuildResult after =
+                build_module_snapshot(snaps.patched[i], m, report_.headers_dir, build_cache);
+            out.new_warnings = new_warnings(before.warnings, after.warnings);
+            if (!after.ok) {
+                out.status = LevelStatus::failed;
+                out.message = "patched build failed" +
+                              std::string(before.ok ? "" : " (the baseline fails too)") + ": " +
+                              after.error.substr(0, after.error.find('\n')) + " (log " +
+                              after.log_path + ")";
+            } else if (!out.new_warnings.empty()) {
+                out.status = LevelStatus::failed;
+                out.message = std::to_string(out.new_warnings.size()) + " new warning(s)";
+            } else {
+                out.status = LevelStatus::passed;
+                out.message = std::string("builds") +
+                              (out.config_value == "y" ? " (built in by the config; as a module here)"
+                                                       : "") +
+                              ", no new warnings";
+            }
+            (out.status == LevelStatus::passed ? built : failed)
+                .push_back(m.name + ": " + out.message);
+            for (const auto& w : out.new_warnings)
+                level.details.push_back(m.name + ": new warning: " + w);
+        }
+        result.modules.push_back(out);
+    }
+    level.seconds = seconds_since(start);
+
+    auto join = [](const std::vector<std::string>& items) {
+        std::string s;
+        for (const auto& item : items)
+            s += (s.empty() ? "" : "; ") + item;
+        return s;
+    };
+    if (!failed.empty()) {
+        level.status = LevelStatus::failed;
+        level.message = join(failed);
+    } else if (!built.empty()) {
+        level.status = LevelStatus::passed;
+        level.message = join(built) + (not_built.empty() ? "" : "; " + join(not_built));
+    } else if (!not_built.empty()) {
+        level.status = LevelStatus::not_built;
+        level.message = join(not_built);
+    } else {
+        level.status = LevelStatus::not_applicable;
+        level.message = "no module source changed";
+    }
+}
+
+void SeriesValidator::level_device(PatchResult& result, const std::vector<KbuildModule>& modules,
+                                   const Snapshots& snaps) {
+    LevelResult& level = result.levels[3];
+    auto start = Clock::now();
+    std::vector<std::string> without_model;
+    for (size_t i = 0; i < modules.size(); ++i) {
+        const DeviceModel* model = find_device_model(modules[i].name);
+        if (!model) {
+            without_model.push_back(modules[i].name);
+            continue;
+        }
+        if (i < result.modules.size() && result.modules[i].status == LevelStatus::failed) {
+            level.status = LevelStatus::not_run;
+            level.message = "L3 failed for " + modules[i].name;
+            return;
+        }
+        DeviceRunOptions run;
+        run.boots = options_.boots;
+        run.extends = options_.extends;
+        run.profile = options_.profile;
+        run.work_dir =
+            (fs::path(work_dir_) / ("l4-patch-" + std::to_string(result.number))).string();
+        run.on_progress = [this](const std::string& what) { progress("  L4: " + what); };
+        LevelResult one;
+        result.devices.push_back(
+            run_device_level(*model, modules[i], snaps.baseline[i], snaps.patched[i], run, one));
+        // The first failure decides the level; passes accumulate in the message.
+        if (level.status != LevelStatus::failed) {
+            level.status = one.status;
+            level.message = level.message.empty() || one.status == LevelStatus::failed
+                                ? modules[i].name + ": " + one.message
+                                : level.message + "; " + modules[i].name + ": " + one.message;
+        }
+        level.details.insert(level.details.end(), one.details.begin(), one.details.end());
+    }
+    level.seconds = seconds_since(start);
+    if (result.devices.empty()) {
+        level.status = LevelStatus::not_applicable;
+        level.message = without_model.empty()
+                            ? "no driver touched"
+                            : "no device model for " + without_model.front() +
+                                  (without_model.size() > 1
+                                       ? " and " + std::to_string(without_model.size() - 1) + " more"
+                                       : "");
+        for (const auto& name : without_model)
+            level.details.push_back("no device model for " + name);
+    }
+}
+
+} // namespace
+
+ValidationReport run_validation(const ValidateOptions& options) {
+    auto start = Clock::now();
+    ValidationReport report;
+    report.tool_version = std::string("ksweep ") + KSWEEP_VERSION;
+    report.tree = fs::absolute(options.tree).lexically_normal().string();
+    report.series = options.series_dir.empty() ? options.git_range : options.series_dir;
+    report.levels = options.levels;
+    report.boots = options.boots;
+    report.extends = options.extends;
+    report.profile = options.profile;
+    report.started_at = utc_now();
+
+    // The kernel the modules are built for and the guest boots.
+    report.headers_dir = options.headers_dir;
+    try {
+        GuestEnvironment env = GuestEnvironment::load();
+        if (report.headers_dir.empty())
+            report.headers_dir = env.headers_dir;
+        report.kernel_release = env.kernel_release;
+    } catch (const std::exception&) {
+        if (report.headers_dir.empty())
+            if (auto version = read_kernel_version(options.tree))
+                report.headers_dir = find_build_dir(options.tree, *version);
+    }
+    if (!report.headers_dir.empty())
+        report.config_hz = read_config_hz(report.headers_dir).value_or(0);
+
+    ValidateOptions effective = options;
+    bool temporary_work = effective.work_dir.empty();
+    if (temporary_work) {
+        std::string tmpl = (fs::temp_directory_path() / "ksweep-validate-XXXXXX").string();
+        if (!mkdtemp(tmpl.data())) {
+            report.errors.push_back("cannot create a temporary directory");
+            return report;
+        }
+        effective.work_dir = tmpl;
+    }
+    if (!fs::is_directory(options.tree)) {
+        report.errors.push_back("tree '" + options.tree + "' is not a directory");
+    } else if (options.series_dir.empty() == options.git_range.empty()) {
+        report.errors.push_back("give exactly one of --series DIR or --git RANGE");
+    } else {
+        SeriesValidator(effective, report).run();
+    }
+    if (temporary_work && !options.keep_work) {
+        std::error_code ignored;
+        fs::remove_all(effective.work_dir, ignored);
+    }
+    report.wall_seconds = seconds_since(start);
+    return report;
+}
+
+ReportFiles write_report_files(const ValidationReport& report, const std::string& dir) {
+    ReportFiles files;
+    fs::create_directories(dir);
+    std::vector<std::string> chart_names;
+    for (const auto& patch : report.patches)
+        for (const auto& run : patch.devices) {
+            std::string name = "patch-" + std::to_string(patch.number) + "-" + run.driver + ".svg";
+            std::string title = "Patch " + std::to_string(patch.number) + ", " + run.driver +
+                                ": TPM2_PCR_Extend latency, baseline vs patched";
+            fs::path svg = fs::path(dir) / name;
+            std::ofstream(svg) << render_latency_svg(run, title);
+            files.charts.push_back(svg.string());
+            chart_names.push_back(name);
+            fs::path png = fs::path(svg).replace_extension(".png");
+            try { // a picture for people without an SVG viewer; optional
+                CommandResult r = run_command({"rsvg-convert", "-o", png.string(), svg.string()},
+                                              "", std::chrono::seconds(60));
+                if (r.status == 0)
+                    files.pngs.push_back(png.string());
+            } catch (const std::exception&) {
+            }
+        }
+    files.markdown = (fs::path(dir) / "report.md").string();
+    files.json = (fs::path(dir) / "report.json").string();
+    std::ofstream(files.markdown) << render_markdown(report, chart_names);
+    std::ofstream(files.json) << render_json(report);
+    return files;
+}
+
+} // namespace ksweep::validate

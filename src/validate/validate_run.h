@@ -1,0 +1,42 @@
+// `ksweep validate`: every patch of a series through L1 (git am), L2 (checkpatch.pl --strict),
+// L3 (module builds, baseline and patched) and L4 (QEMU with an emulated device), then the
+// report files. The user's tree is only read: patches are applied in a scratch clone.
+#pragma once
+
+#include "validate/validate_report.h"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace ksweep::validate {
+
+struct ValidateOptions {
+    std::string tree;
+    std::string series_dir; // one of series_dir / git_range
+    std::string git_range;  // "A..B" in the tree's repository
+    std::vector<int> levels{1, 2, 3, 4};
+    int boots = 2;               // per variant, L4
+    std::uint32_t extends = 200; // per boot, L4
+    std::string profile;         // device profile override
+    std::string headers_dir;     // default: KSWEEP_HEADERS / the tree's matching headers
+    std::string cache_dir;       // default: ~/.cache/ksweep (module builds, scratch repos)
+    std::string work_dir;        // scratch clone, snapshots, boot logs; default: a temp dir
+    bool keep_work = false;      // keep work_dir afterwards (boot logs); a given work_dir is kept
+    std::function<void(const std::string&)> on_progress;
+};
+
+// Runs the levels; problems that stop the whole run (no series, no repository, base commit not
+// found) go to report.errors, never an exception.
+ValidationReport run_validation(const ValidateOptions& options);
+
+struct ReportFiles {
+    std::string markdown, json;
+    std::vector<std::string> charts; // .svg, one per device run
+    std::vector<std::string> pngs;   // rendered with rsvg-convert when it is installed
+};
+
+// Writes report.md, report.json and patch-<N>-<driver>.svg (+ .png) into `dir`.
+ReportFiles write_report_files(const ValidationReport& report, const std::string& dir);
+
+} // namespace ksweep::validate

@@ -1,0 +1,254 @@
+// Level logic of `ksweep validate` without QEMU: kbuild module resolution, series reading,
+// checkpatch output, warning comparison, and whole runs on a small git repository (a patch
+// that does not apply; a driver the config does not enable).
+#include "validate/checkpatch_run.h"
+#include "validate/levels_kbuild.h"
+#include "validate/levels_module_build.h"
+#include "validate/validate_run.h"
+#include "validate/validate_series.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+namespace fs = std::filesystem;
+
+namespace ksweep::validate {
+namespace {
+
+constexpr const char* kTpmMakefile = R"(# SPDX-License-Identifier: GPL-2.0
+obj-$(CONFIG_TCG_TPM) += tpm.o
+tpm-y := tpm-chip.o
+tpm-y += eventlog/common.o
+tpm-$(CONFIG_ACPI) += tpm_ppi.o \
+	eventlog/acpi.o
+obj-$(CONFIG_TCG_TIS_SPI) += tpm_tis_spi.o
+tpm_tis_spi-y := tpm_tis_spi_main.o
+ccflags-y += -DDEBUG
+obj-$(CONFIG_TCG_TIS_I2C_NUVOTON) += tpm_i2c_nuvoton.o
+obj-y += always.o
+)";
+
+TEST(KbuildTest, SingleFileModuleAndItsConfig) {
+    auto m = module_in_makefile(kTpmMakefile, "tpm_i2c_nuvoton.o");
+    ASSERT_TRUE(m);
+    EXPECT_EQ(m->name, "tpm_i2c_nuvoton");
+    EXPECT_EQ(m->config, "CONFIG_TCG_TIS_I2C_NUVOTON");
+    EXPECT_EQ(m->kbuild_lines, (std::vector<std::string>{"ccflags-y += -DDEBUG"}));
+}
+
+TEST(KbuildTest, CompositeModulesTakeTheirObjects) {
+    auto m = module_in_makefile(kTpmMakefile, "tpm_ppi.o"); // listed on a continued line
+    ASSERT_TRUE(m);
+    EXPECT_EQ(m->name, "tpm");
+    EXPECT_EQ(m->config, "CONFIG_TCG_TPM");
+    ASSERT_EQ(m->kbuild_lines.size(), 4u); // three tpm- lines and the flags
+    EXPECT_EQ(m->kbuild_lines[2], "tpm-$(CONFIG_ACPI) += tpm_ppi.o  \teventlog/acpi.o");
+    auto spi = module_in_makefile(kTpmMakefile, "tpm_tis_spi_main.o");
+    ASSERT_TRUE(spi);
+    EXPECT_EQ(spi->name, "tpm_tis_spi");
+    EXPECT_FALSE(module_in_makefile(kTpmMakefile, "unknown.o"));
+}
+
+TEST(KbuildTest, ObjYIsFixed) {
+    auto m = module_in_makefile(kTpmMakefile, "always.o");
+    ASSERT_TRUE(m);
+    EXPECT_EQ(m->fixed, 'y');
+    EXPECT_EQ(module_config_value(*m, {}), "y");
+}
+
+std::optional<std::string> fake_reader(const std::string&, const std::string& rel) {
+    if (rel == "drivers/char/tpm/Makefile")
+        return std::string(kTpmMakefile);
+    return std::nullopt;
+}
+
+TEST(KbuildTest, FileInASubdirectoryIsFoundInTheParentMakefile) {
+    auto m = find_module("/", "drivers/char/tpm/eventlog/common.c", fake_reader);
+    ASSERT_TRUE(m);
+    EXPECT_EQ(m->name, "tpm");
+    EXPECT_EQ(m->directory, "drivers/char/tpm");
+    EXPECT_FALSE(find_module("/", "drivers/char/tpm/tpm.h", fake_reader));
+}
+
+TEST(KbuildTest, ConfigValues) {
+    KernelConfig config = parse_kernel_config("CONFIG_A=m\n# CONFIG_B is not set\nCONFIG_C=y\n");
+    KbuildModule a{"a", "d", "CONFIG_A", 0, {}}, b{"b", "d", "CONFIG_B", 0, {}};
+    EXPECT_EQ(module_config_value(a, config), "m");
+    EXPECT_EQ(module_config_value(b, config), "");
+}
+
+TEST(SeriesTest, SubjectFilesAndBase) {
+    std::string mail = "From 1234 Mon Sep 17 00:00:00 2001\n"
+                       "Subject: [PATCH v2 1/3] tpm: tpm_i2c_nuvoton: a long subject that\n"
+                       " continues here\n"
+                       "\n"
+                       "body\n---\n"
+                       "diff --git a/drivers/x/a.c b/drivers/x/a.c\n"
+                       "diff --git a/drivers/x/old.h b/drivers/x/new.h\n"
+                       "diff --git a/drivers/x/a.c b/drivers/x/a.c\n"
+                       "base-commit: 0123456789abcdef0123456789abcdef01234567\n";
+    EXPECT_EQ(patch_subject(mail),
+              "tpm: tpm_i2c_nuvoton: a long subject that continues here");
+    EXPECT_EQ(patch_files(mail), (std::vector<std::string>{"drivers/x/a.c", "drivers/x/new.h"}));
+    EXPECT_EQ(patch_base_commit(mail), "0123456789abcdef0123456789abcdef01234567");
+}
+
+TEST(CheckpatchTest, CountsAndMessages) {
+    std::string out = "WARNING:MSLEEP: msleep < 20ms can sleep for up to 20ms\n"
+                      "#25: FILE: drivers/x/a.c:12:\n"
+                      "+\tmsleep(1);\n\n"
+                      "CHECK:ALLOC: something\n"
+                      "#30: FILE: drivers/x/a.c:20:\n\n"
+                      "total: 0 errors, 1 warnings, 1 checks, 40 lines checked\n";
+    CheckpatchCounts c = parse_checkpatch_output(out);
+    EXPECT_EQ(c.errors, 0);
+    EXPECT_EQ(c.warnings, 1);
+    EXPECT_EQ(c.checks, 1);
+    ASSERT_EQ(c.messages.size(), 2u);
+    EXPECT_EQ(c.messages[0], "WARNING:MSLEEP: msleep < 20ms can sleep for up to 20ms (#25: FILE: "
+                             "drivers/x/a.c:12:)");
+}
+
+TEST(WarningsTest, LineNumbersAndBuildDirectoryDoNotMakeAWarningNew) {
+    std::string dir = "/cache/abc";
+    std::string before = normalise_warning(
+        "/cache/abc/drivers/x/a.c:12:5: warning: unused variable 'i' [-Wunused-variable]", dir);
+    std::string after = normalise_warning(
+        "/cache/abc/drivers/x/a.c:14:5: warning: unused variable 'i' [-Wunused-variable]", dir);
+    EXPECT_EQ(before, "drivers/x/a.c: warning: unused variable 'i' [-Wunused-variable]");
+    EXPECT_EQ(before, after);
+    EXPECT_TRUE(new_warnings({before}, {after}).empty());
+    EXPECT_EQ(new_warnings({before}, {after, after}).size(), 1u); // a second copy is new
+}
+
+// A git repository shaped like a kernel tree, with one driver and its Makefile.
+class ValidateRunTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        root_ = fs::temp_directory_path() /
+                ("ksweep-validate-test-" + std::to_string(getpid()) + "-" +
+                 ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        fs::remove_all(root_);
+        tree_ = root_ / "tree";
+        write(tree_ / "drivers/misc/kfoo/Makefile", "obj-$(CONFIG_KSWEEP_FOO) += kfoo.o\n");
+        write(tree_ / "drivers/misc/kfoo/kfoo.c", "int kfoo(void)\n{\n\treturn 1;\n}\n");
+        write(root_ / "headers/.config", "CONFIG_HZ=250\n# CONFIG_KSWEEP_FOO is not set\n");
+        write(root_ / "headers/Makefile", "# not a real headers tree\n");
+        run("git init -q . && git add -A && git -c user.name=t -c user.email=t@t commit -qm base");
+    }
+    void TearDown() override { fs::remove_all(root_); }
+
+    static void write(const fs::path& path, const std::string& text) {
+        fs::create_directories(path.parent_path());
+        std::ofstream(path) << text;
+    }
+    void run(const std::string& command) {
+        std::string full = "cd '" + tree_.string() + "' && " + command + " >/dev/null 2>&1";
+        ASSERT_EQ(std::system(full.c_str()), 0) << command;
+    }
+    std::string tree_status() {
+        std::string cmd = "git -C '" + tree_.string() + "' status --porcelain";
+        FILE* p = popen(cmd.c_str(), "r");
+        std::string out;
+        char buf[256];
+        while (p && fgets(buf, sizeof buf, p))
+            out += buf;
+        if (p)
+            pclose(p);
+        return out;
+    }
+    // A format-patch mail changing kfoo.c's return value from `from` to `to`.
+    void write_patch(const std::string& name, int number, int from, int to) {
+        write(root_ / "series" / name,
+              "From 0000000000000000000000000000000000000000 Mon Sep 17 00:00:00 2001\n"
+              "From: T <t@t>\nDate: Mon, 1 Jan 2024 00:00:00 +0000\n"
+              "Subject: [PATCH " + std::to_string(number) + "/2] misc: kfoo: return " +
+                  std::to_string(to) + "\n\nWhy.\n\nSigned-off-by: T <t@t>\n---\n"
+              "diff --git a/drivers/misc/kfoo/kfoo.c b/drivers/misc/kfoo/kfoo.c\n"
+              "--- a/drivers/misc/kfoo/kfoo.c\n+++ b/drivers/misc/kfoo/kfoo.c\n"
+              "@@ -1,4 +1,4 @@\n int kfoo(void)\n {\n-\treturn " + std::to_string(from) +
+                  ";\n+\treturn " + std::to_string(to) + ";\n }\n-- \n2.39.5\n\n");
+    }
+    ValidateOptions options() {
+        ValidateOptions o;
+        o.tree = tree_.string();
+        o.series_dir = (root_ / "series").string();
+        o.headers_dir = (root_ / "headers").string();
+        o.cache_dir = (root_ / "cache").string();
+        return o;
+    }
+
+    fs::path root_, tree_;
+};
+
+TEST_F(ValidateRunTest, PatchThatDoesNotApplyFailsL1AndLaterLevelsAreNotRun) {
+    write_patch("0001-first.patch", 1, 1, 2);
+    write_patch("0002-second.patch", 2, 7, 3); // expects "return 7": does not apply
+    ValidateOptions o = options();
+    o.levels = {1, 3, 4};
+    ValidationReport r = run_validation(o);
+    ASSERT_TRUE(r.errors.empty()) << r.errors.front();
+    ASSERT_EQ(r.patches.size(), 2u);
+
+    const PatchResult& good = r.patches[0];
+    EXPECT_EQ(good.levels[0].status, LevelStatus::passed);
+    EXPECT_EQ(good.levels[1].status, LevelStatus::skipped);
+    // The config does not enable the driver: not built, never passed.
+    EXPECT_EQ(good.levels[2].status, LevelStatus::not_built);
+    EXPECT_EQ(good.levels[2].message, "kfoo: not built (CONFIG_KSWEEP_FOO not set)");
+    EXPECT_EQ(good.levels[3].status, LevelStatus::not_applicable);
+    EXPECT_NE(good.levels[3].message.find("no device model for kfoo"), std::string::npos);
+    EXPECT_TRUE(good.passed());
+
+    const PatchResult& bad = r.patches[1];
+    EXPECT_EQ(bad.subject, "misc: kfoo: return 3");
+    EXPECT_EQ(bad.levels[0].status, LevelStatus::failed);
+    ASSERT_FALSE(bad.levels[0].details.empty());
+    EXPECT_NE(bad.levels[0].details[0].find("patch failed"), std::string::npos)
+        << bad.levels[0].details[0];
+    EXPECT_EQ(bad.levels[2].status, LevelStatus::not_run);
+    EXPECT_EQ(bad.levels[3].status, LevelStatus::not_run);
+    EXPECT_FALSE(r.passed());
+
+    // The user's checkout is untouched: no file changed, no commit made.
+    EXPECT_EQ(tree_status(), "");
+    std::string head = "git -C '" + tree_.string() + "' log --oneline | wc -l | grep -qx 1";
+    EXPECT_EQ(std::system(head.c_str()), 0);
+}
+
+TEST_F(ValidateRunTest, MissingSeriesIsAClearError) {
+    ValidateOptions o = options();
+    o.series_dir = (root_ / "nowhere").string();
+    ValidationReport r = run_validation(o);
+    ASSERT_EQ(r.errors.size(), 1u);
+    EXPECT_NE(r.errors[0].find("does not exist"), std::string::npos);
+    EXPECT_FALSE(r.passed());
+}
+
+TEST_F(ValidateRunTest, BaseCommitNotInTheRepositoryIsAClearError) {
+    write_patch("0001-first.patch", 1, 1, 2);
+    write(root_ / "series/0000-cover-letter.patch",
+          "Subject: [PATCH 0/2] cover\n\nbase-commit: 1111111111111111111111111111111111111111\n");
+    ValidationReport r = run_validation(options());
+    ASSERT_EQ(r.errors.size(), 1u);
+    EXPECT_NE(r.errors[0].find("1111111111111111111111111111111111111111"), std::string::npos)
+        << r.errors[0];
+}
+
+TEST_F(ValidateRunTest, ReportFilesAreWritten) {
+    write_patch("0001-first.patch", 1, 1, 2);
+    ValidateOptions o = options();
+    o.levels = {1};
+    ValidationReport r = run_validation(o);
+    EXPECT_TRUE(r.passed());
+    ReportFiles files = write_report_files(r, (root_ / "report").string());
+    EXPECT_TRUE(fs::file_size(files.markdown) > 0);
+    EXPECT_TRUE(fs::file_size(files.json) > 0);
+    EXPECT_TRUE(files.charts.empty()); // nothing booted
+}
+
+} // namespace
+} // namespace ksweep::validate
