@@ -66,6 +66,12 @@ void init_repo(const std::string& dir) {
     git(dir, "config core.abbrev 12");
 }
 
+std::string trim_newline(std::string s) {
+    while (!s.empty() && s.back() == '\n')
+        s.pop_back();
+    return s;
+}
+
 std::string git(const std::string& dir, const std::string& args) {
     auto r = run("git -C " + quote(dir) + " " + args);
     EXPECT_EQ(r.status, 0) << "git " << args << "\n" << r.output;

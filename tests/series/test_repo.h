@@ -36,6 +36,9 @@ std::string read_file(const std::string& path);
 // `git init` with a fixed identity and core.abbrev=12 (what ksweep's mails use).
 void init_repo(const std::string& dir);
 
+// The text without trailing newlines.
+std::string trim_newline(std::string s);
+
 // git -C dir <args>; fails the test on a non-zero exit.
 std::string git(const std::string& dir, const std::string& args);
 

@@ -1,0 +1,208 @@
+// ksweep series on Debian's Linux 6.1 tree, end to end through the ksweep binary:
+// drivers/char/tpm (the tree is not a git repository: a cached scratch repository holds the
+// commits) and the historical Nuvoton case (6.1's tpm_i2c_nuvoton.c turned back into its
+// pre-v4.12 msleep form by tests/historical/nuvoton_pre_v4_12.sh, in a git clone).
+// Every patch must `git am` onto its base, pass checkpatch.pl --strict with nothing to say,
+// and go To/Cc exactly whom scripts/get_maintainer.pl names for its files.
+#include "../series/test_repo.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <gtest/gtest.h>
+#include <regex>
+#include <set>
+#include <sstream>
+
+namespace fs = std::filesystem;
+using namespace ksweep::test;
+
+namespace {
+
+std::string tree_6_1() {
+    if (const char* t = std::getenv("KSWEEP_TREE_6_1"))
+        return t;
+    std::istringstream in(read_file(std::string(std::getenv("HOME")) + "/.cache/ksweep/env"));
+    for (std::string line; std::getline(in, line);)
+        if (line.rfind("KSWEEP_TREE_6_1=", 0) == 0)
+            return line.substr(16);
+    return "";
+}
+
+struct Mail {
+    std::string path;
+    std::string text;
+    std::vector<std::string> files;      // diff --git a/X
+    std::set<std::string> recipients;    // To and Cc
+};
+
+Mail read_mail(const std::string& path) {
+    Mail m{path, read_file(path), {}, {}};
+    std::string headers = m.text.substr(0, m.text.find("\n\n"));
+    std::regex header(R"(\n(To|Cc): ((?:[^\n]|\n    )*))");
+    for (auto it = std::sregex_iterator(headers.begin(), headers.end(), header);
+         it != std::sregex_iterator(); ++it) {
+        std::string list = (*it)[2];
+        list = std::regex_replace(list, std::regex(",\n    "), "\x1f");
+        std::istringstream items(list);
+        for (std::string a; std::getline(items, a, '\x1f');)
+            m.recipients.insert(a);
+    }
+    std::regex diff(R"(\ndiff --git a/(\S+) b/)");
+    for (auto it = std::sregex_iterator(m.text.begin(), m.text.end(), diff);
+         it != std::sregex_iterator(); ++it)
+        m.files.push_back((*it)[1]);
+    return m;
+}
+
+std::vector<Mail> mails_in(const std::string& dir) {
+    std::vector<std::string> paths;
+    for (const auto& e : fs::directory_iterator(dir))
+        paths.push_back(e.path().string());
+    std::sort(paths.begin(), paths.end());
+    std::vector<Mail> out;
+    for (const auto& p : paths)
+        out.push_back(read_mail(p));
+    return out;
+}
+
+std::set<std::string> get_maintainer(const std::string& tree, const std::vector<std::string>& files) {
+    std::string cmd = "cd " + quote(tree) +
+                      " && perl scripts/get_maintainer.pl --nogit --nogit-fallback --norolestats -f";
+    for (const auto& f : files)
+        cmd += " " + quote(f);
+    auto r = run(cmd, false);
+    EXPECT_EQ(r.status, 0) << cmd;
+    std::set<std::string> out;
+    std::istringstream in(r.output);
+    for (std::string line; std::getline(in, line);)
+        out.insert(line);
+    return out;
+}
+
+// checkpatch.pl --strict from the 6.1 tree (spelling.txt and friends live there).
+void expect_checkpatch_clean(const std::string& tree, const Mail& m) {
+    auto r = run("cd " + quote(tree) + " && perl scripts/checkpatch.pl --strict " + quote(m.path));
+    EXPECT_NE(r.output.find("total: 0 errors, 0 warnings, 0 checks"), std::string::npos)
+        << m.path << "\n" << r.output;
+}
+
+// A sparse clone of `repo` at `commit` with drivers/char/tpm checked out, for git am.
+std::string sparse_clone(const std::string& repo, const std::string& commit,
+                         const std::string& into) {
+    EXPECT_EQ(run("git clone -q --shared --no-checkout " + quote(repo) + " " + quote(into)).status, 0);
+    git(into, "config user.name 'Test Maintainer'");
+    git(into, "config user.email test@example.org");
+    git(into, "sparse-checkout set --cone drivers/char/tpm include/linux");
+    git(into, "checkout -q --detach " + commit);
+    return into;
+}
+
+std::string ksweep(const std::string& args) {
+    auto r = run(std::string(KSWEEP_BINARY) + " series --signoff 'Test Maintainer "
+                 "<test@example.org>' " + args);
+    EXPECT_EQ(r.status, 0) << args << "\n" << r.output;
+    return r.output;
+}
+
+// One run of `ksweep series TREE drivers/char/tpm` shared by the tests (it scans with clang
+// and, the first time, snapshots the 70k-file tree into the scratch repository).
+class SeriesOnLinux61 : public ::testing::Test {
+protected:
+    static void SetUpTestSuite() {
+        tree = tree_6_1();
+        if (tree.empty() || !fs::exists(tree + "/MAINTAINERS"))
+            return;
+        suite_tmp = new TempDir;
+        listing_before = tree_listing();
+        out = suite_tmp->path() + "/tpm";
+        log = ksweep("-o " + quote(out) + " " + quote(tree) + " drivers/char/tpm");
+        std::smatch m;
+        if (std::regex_search(log, m, std::regex("scratch repository\n(\\S+)")))
+            scratch = m[1];
+    }
+    static void TearDownTestSuite() {
+        delete suite_tmp;
+        suite_tmp = nullptr;
+    }
+    void SetUp() override {
+        if (tree.empty() || !fs::exists(tree + "/MAINTAINERS"))
+            GTEST_SKIP() << "no 6.1 tree: run scripts/setup.sh";
+        ASSERT_FALSE(scratch.empty()) << log;
+    }
+    // What a run could have changed in the tree: new or newer files, a .git.
+    static std::string tree_listing() {
+        return run("cd " + quote(tree) + " && find . -newer Makefile | sort; ls -la").output;
+    }
+
+    static inline std::string tree, out, log, scratch, listing_before;
+    static inline TempDir* suite_tmp = nullptr;
+    TempDir tmp;
+};
+
+TEST_F(SeriesOnLinux61, TpmSeriesLeavesTheTreeUntouched) {
+    EXPECT_EQ(tree_listing(), listing_before);
+    EXPECT_FALSE(fs::exists(tree + "/.git"));
+}
+
+TEST_F(SeriesOnLinux61, TpmSeriesAppliesPassesCheckpatchAndGoesToTheMaintainers) {
+    auto mails = mails_in(out);
+    ASSERT_GE(mails.size(), 2u) << log;
+    bool cover = mails.size() > 2;
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(mails.front().text, m,
+                                  std::regex("\nbase-commit: ([0-9a-f]{40})\n")));
+    std::string base = m[1];
+
+    std::string clone = sparse_clone(scratch, base, tmp.path() + "/clone");
+    std::set<std::string> union_all;
+    for (size_t i = cover ? 1 : 0; i < mails.size(); ++i) {
+        const Mail& mail = mails[i];
+        ASSERT_FALSE(mail.files.empty()) << mail.path;
+        EXPECT_EQ(mail.recipients, get_maintainer(tree, mail.files)) << mail.path;
+        union_all.insert(mail.recipients.begin(), mail.recipients.end());
+        expect_checkpatch_clean(tree, mail);
+        auto am = run("git -C " + quote(clone) + " am -q " + quote(mail.path));
+        EXPECT_EQ(am.status, 0) << mail.path << "\n" << am.output;
+    }
+    if (cover) {
+        EXPECT_EQ(mails.front().recipients, union_all);
+        EXPECT_NE(mails.front().text.find("Subject: [PATCH 0/"), std::string::npos);
+    }
+}
+
+TEST_F(SeriesOnLinux61, HistoricalNuvotonSeriesAppliesAndPassesCheckpatch) {
+    // A git clone of the snapshot with tpm_i2c_nuvoton.c as it was before v4.12.
+    std::string snapshot = trim_newline(run("git --git-dir=" + quote(scratch) +
+                                            " for-each-ref --format='%(objectname)' "
+                                            "refs/ksweep/base/").output);
+    ASSERT_EQ(snapshot.size(), 40u) << snapshot;
+    std::string clone = sparse_clone(scratch, snapshot, tmp.path() + "/linux");
+    git(clone, "checkout -q -b work");
+    std::string file = clone + "/drivers/char/tpm/tpm_i2c_nuvoton.c";
+    ASSERT_EQ(run("bash " + quote(std::string(KSWEEP_SOURCE_DIR) +
+                                  "/tests/historical/nuvoton_pre_v4_12.sh") +
+                  " " + quote(file) + " " + quote(file)).status, 0);
+    git(clone, "commit -q -am 'tpm: tpm_i2c_nuvoton: Go back to msleep() as before v4.12'");
+    std::string before = git(clone, "rev-parse HEAD") + git(clone, "status --porcelain");
+
+    std::string nuvoton_out = tmp.path() + "/nuvoton";
+    std::string nuvoton_log = ksweep("-o " + quote(nuvoton_out) + " " + quote(clone) +
+                                     " drivers/char/tpm/tpm_i2c_nuvoton.c");
+    EXPECT_EQ(git(clone, "rev-parse HEAD") + git(clone, "status --porcelain"), before);
+    auto mails = mails_in(nuvoton_out);
+    ASSERT_EQ(mails.size(), 1u) << nuvoton_log;
+    const Mail& mail = mails[0];
+    // The prefix comes from the clone's history.
+    EXPECT_NE(mail.text.find("Subject: [PATCH] tpm: tpm_i2c_nuvoton: "), std::string::npos)
+        << mail.text;
+    EXPECT_EQ(mail.recipients, get_maintainer(tree, mail.files));
+    expect_checkpatch_clean(tree, mail);
+    auto am = run("git -C " + quote(clone) + " am -q " + quote(mail.path));
+    EXPECT_EQ(am.status, 0) << am.output;
+    // What git am made is what ksweep committed on its branch.
+    std::string branch = trim_newline(git(clone, "for-each-ref --format='%(refname:short)' "
+                                                 "refs/heads/ksweep/"));
+    EXPECT_EQ(git(clone, "rev-parse HEAD^{tree}"), git(clone, "rev-parse " + branch + "^{tree}"));
+}
+
+} // namespace
