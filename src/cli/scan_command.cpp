@@ -5,6 +5,7 @@
 #include "cli/output.h"
 #include "core/kernel_tree.h"
 #include "core/rule.h"
+#include "rewrite/cross_check.h"
 #include "rewrite/scanner.h"
 
 #include <llvm/Support/JSON.h>
@@ -166,7 +167,8 @@ void print_text(const Rule& rule, const ScanResult& r) {
 int scan_command(int argc, char** argv) {
     std::string rule_path = default_rule_path(), format = "text", build_dir;
     int jobs = 2, hz = 0;
-    bool lexical_only = false, fail_on_findings = false;
+    bool lexical_only = false, fail_on_findings = false, cross = false;
+    std::string engine = "clang";
     std::vector<std::string> positionals;
     ArgParser args("scan", "[options] TREE [PATH...]",
                    "Finds every call of the rule's functions (msleep) in .c and .h files under\n"
@@ -180,6 +182,10 @@ int scan_command(int argc, char** argv) {
     args.option("--hz", &hz, "N", "CONFIG_HZ for the sleep model (default: the build dir's)");
     args.flag("--lexical-only", &lexical_only, "skip the semantic engine (literals, same-file #defines)");
     args.flag("--fail-on-findings", &fail_on_findings, "exit 1 when a site is actionable");
+    args.option("--engine", &engine, "clang|cocci",
+                "clang engines (default), or spatch with the rule's .cocci twin");
+    args.flag("--cross-check", &cross,
+              "run both engines; explain every site one finds and the other does not");
     args.positionals(&positionals, 1);
     if (auto rc = args.parse(argc, argv))
         return *rc;
@@ -213,8 +219,20 @@ int scan_command(int argc, char** argv) {
         options.semantic = !lexical_only;
         Progress progress("scanning", Progress::mode_for_stderr());
         options.progress = [&](size_t done, size_t total) { progress.update(done, total); };
-        ScanResult result = scan_tree(rule, options);
+        if (engine != "clang" && engine != "cocci")
+            throw std::runtime_error("--engine must be clang or cocci, not '" + engine + "'");
+        if (cross && engine == "cocci")
+            throw std::runtime_error("--cross-check runs both engines: no --engine cocci");
+        ScanResult result =
+            engine == "cocci" ? cocci_scan_tree(rule, options) : scan_tree(rule, options);
         progress.finish();
+        if (cross) {
+            CrossCheckResult checked = cross_check_scan(rule, options, result);
+            std::fputs(format == "json" ? format_cross_check_json(checked).c_str()
+                                        : format_cross_check_text(checked).c_str(),
+                       stdout);
+            return 0;
+        }
 
         if (format == "json")
             print_json(options.tree, rule, result);
