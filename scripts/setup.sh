@@ -15,6 +15,7 @@ packages=(
     flex bison bc libelf-dev libssl-dev kmod cpio zstd xz-utils perl python3
     qemu-system-x86 libtpms-dev busybox-static   # the emulated I2C TPM and its guest
     librsvg2-bin                                 # rsvg-convert: validate's SVG to PNG
+    libpcre2-dev                                 # Perl regexes of MAINTAINERS (N:, K:)
 )
 
 missing=()
