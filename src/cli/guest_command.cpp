@@ -9,7 +9,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <sstream>
 #include <unistd.h>
 
 namespace fs = std::filesystem;
@@ -129,12 +128,11 @@ int guest_command(int argc, char** argv) {
                 run.wall_seconds);
     std::printf("extends   %s\n", validate::format_summary(result.summary).c_str());
     std::printf("result    %s\n", run.message.c_str());
-    if (!run.stats.empty()) {
-        std::printf("device    statistics from ksweep-tpmd (%s):\n", run.stats_path.c_str());
-        std::istringstream lines(run.stats);
-        for (std::string line; std::getline(lines, line);)
-            std::printf("          %s\n", line.c_str());
-    }
+    if (run.device)
+        std::printf("device    %s (%ld commands; %s)\n", run.device->summary().c_str(),
+                    run.device->commands, run.stats_path.c_str());
+    else
+        std::printf("device    no statistics from ksweep-tpmd (%s)\n", run.stats_path.c_str());
     if (result.ok && keep.empty())
         fs::remove_all(options.run_dir);
     else

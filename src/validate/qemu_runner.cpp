@@ -211,6 +211,7 @@ GuestRunResult run_guest(const GuestRunOptions& options) {
     backend.read_available(r.backend_output);
     std::ofstream(dir / "tpmd.out") << r.backend_output;
     r.stats = read_text(r.stats_path);
+    r.device = parse_device_stats(r.stats);
     r.report = parser.report();
 
     if (timed_out) {

@@ -4,6 +4,7 @@
 // against the host's hash chain. Every log stays in the run directory.
 #pragma once
 
+#include "validate/guest_device_stats.h"
 #include "validate/guest_output.h"
 #include "validate/pcr_check.h"
 
@@ -54,6 +55,7 @@ struct GuestRunResult {
     std::string backend_output; // ksweep-tpmd's stdout/stderr
     std::string stats_path;   // ksweep-tpmd --stats
     std::string stats;        // its content after the back end stopped
+    std::optional<DeviceCounters> device; // parsed from `stats`
     double wall_seconds = 0;  // QEMU start to exit
 };
 
