@@ -210,15 +210,12 @@ void Planner::choose_slack() {
     }
     plan_.anchor = find_slack_anchor(index_, first_use, converted);
 
-    // The prefix the delay macros share; else the one the constant's neighbours share; else
-    // the file name.
-    std::string prefix = shared_macro_prefix(delay_macros);
-    if (prefix.empty() && plan_.anchor) {
-        std::vector<std::string> pool = delay_macros;
+    // The prefix the delay macros and the constant's neighbours share; else the file name.
+    std::vector<std::string> pool = delay_macros;
+    if (plan_.anchor)
         for (const MacroDefinition* m : plan_.anchor->block)
             pool.push_back(m->name);
-        prefix = shared_macro_prefix(pool);
-    }
+    std::string prefix = shared_macro_prefix(pool);
     if (prefix.empty())
         prefix = file_name_prefix(path_);
     const std::string wanted = expand_slack_name(rule_.slack_name_for(path_), prefix);

@@ -28,13 +28,13 @@ std::string shared_macro_prefix(const std::vector<std::string>& names) {
             if (!ends_in_category_word(name.substr(0, pos)))
                 ++count[name.substr(0, pos)];
     }
+    // The longest prefix that more than half of the names (and at least two) share:
+    // TPM_CR50 beside TPM_CR50_MAX_BUFSIZE, TPM_CR50_I2C_DID_VID, ..., TPM_TI50_I2C_DID_VID.
+    const size_t total = std::set<std::string>(names.begin(), names.end()).size();
     std::string best;
-    int best_count = 1; // a prefix must be shared
     for (const auto& [prefix, n] : count)
-        if (n > best_count || (n == best_count && n > 1 && prefix.size() > best.size())) {
+        if (n >= 2 && 2 * static_cast<size_t>(n) > total && prefix.size() > best.size())
             best = prefix;
-            best_count = n;
-        }
     return best;
 }
 

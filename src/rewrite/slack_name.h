@@ -9,8 +9,8 @@
 
 namespace ksweep {
 
-// The leading '_'-separated words most of `names` share (at least two names must share them):
-// {TPM_I2C_BUS_DELAY, TPM_I2C_RETRY_COUNT} -> "TPM_I2C". Ties go to the longer prefix.
+// The longest run of leading '_'-separated words that more than half of `names` (and at least
+// two) share: {TPM_I2C_BUS_DELAY, TPM_I2C_RETRY_COUNT} -> "TPM_I2C".
 // Prefixes ending in a register-map word (FOO_REG) do not count. Empty when no two names
 // share a prefix.
 std::string shared_macro_prefix(const std::vector<std::string>& names);
