@@ -7,7 +7,9 @@
 namespace ksweep::check {
 namespace {
 
-FileDiff one_file(const std::string& patch) { return read_patches(patch).at(0).files.at(0); }
+FileDiff one_file(const std::string& patch) {
+    return read_patches(patch).at(0).files.at(0);
+}
 
 TEST(HunkApply, ReplacesALineAndRecordsItAsAdded) {
     FileDiff diff = one_file("--- a/x.c\n+++ b/x.c\n@@ -2,3 +2,3 @@\n b\n-c\n+C\n d\n");

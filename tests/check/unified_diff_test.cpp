@@ -116,7 +116,8 @@ TEST(UnifiedDiff, TruncatedHunkIsAnError) {
         read_patches("--- a/x.c\n+++ b/x.c\n@@ -1,3 +1,3 @@\n a\n-b\n+c\n");
         FAIL() << "a hunk missing a line was accepted";
     } catch (const DiffError& e) {
-        EXPECT_STREQ(e.what(), "line 3: hunk ends early: input ends with 1 old and 1 new lines missing");
+        EXPECT_STREQ(e.what(),
+                     "line 3: hunk ends early: input ends with 1 old and 1 new lines missing");
     }
 }
 
