@@ -116,7 +116,7 @@ std::vector<std::pair<std::string, std::string>> message_values(const MessageCon
             {"files", files},
             {"sites", site_lines(ctx)},
             {"slack", slack_sentence(ctx)},
-            {"measured", ctx.measured ? describe(*ctx.measured, ctx.environment) : ""}};
+            {"measured", ctx.measured && ctx.report ? describe(*ctx.measured, *ctx.report) : ""}};
 }
 
 std::string expand(const std::string& text,

@@ -3,7 +3,7 @@
 //
 // Placeholders: {callee} {target} {threshold_ms} {hz} {jiffy_ms} {kernel} {count} {files}
 // {sites} (one line per call site with its predicted real sleep) {slack} (the slack chosen
-// and why) {measured} (a sentence from a validation report, or nothing).
+// and why) {measured} (a sentence from the validation report, or nothing).
 #pragma once
 
 #include "core/rule.h"
@@ -21,8 +21,8 @@ struct MessageContext {
     std::vector<const FileFix*> files; // the files of this patch
     int hz = 250;
     KernelVersion kernel;
-    const PatchMeasurement* measured = nullptr;
-    std::string environment; // the report's environment, for {measured}
+    const PatchMeasurement* measured = nullptr; // this patch's entry in the report
+    const ValidationReport* report = nullptr;
 };
 
 // The summary after the prefix, from the rule's subject template.

@@ -1,36 +1,47 @@
-// Measured figures for commit messages and the cover letter: the part of a validation report
-// `ksweep series --report FILE` reads. The format is docs/report-json.md.
+// Measured figures for commit messages and the cover letter, read from the report.json that
+// `ksweep validate` writes (docs/report-json.md is that contract; only the fields used here
+// are read, everything else is ignored).
 #pragma once
 
-#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ksweep::series {
 
+// One patch of the validated series.
 struct PatchMeasurement {
-    std::vector<std::string> files; // tree-relative files the measurement covers
-    std::string metric;             // "1000 TPM2_PCR_Extend commands"
-    double before = 0, after = 0;   // baseline and patched figures
-    std::string unit = "ms";
-    int runs = 0;                   // repetitions behind each figure (0: not stated)
+    std::vector<std::string> files; // tree-relative files the patch changes
+    std::string subject;
+    bool passed = false;
+    std::vector<std::pair<std::string, std::string>> levels; // {"L1", "passed"}, ...
+
+    // L4: the first device model that ran for the patch (measured false when none did).
+    bool measured = false;
+    std::string driver;
+    int extends = 0;                  // TPM2_PCR_Extend commands per boot
+    int baseline_boots = 0, patched_boots = 0;
+    double baseline_median_us = 0, patched_median_us = 0;
 };
 
 struct ValidationReport {
-    std::string environment; // "QEMU 7.2 (TCG), Debian 6.1.0-57-amd64, HZ=250"
-    std::string summary;     // a paragraph for the cover letter
+    std::string kernel_release; // the guest kernel
+    int config_hz = 0;
+    bool passed = false;
     std::vector<PatchMeasurement> patches;
 
-    // The measurement that covers any of these files, if the report has one.
+    // The entry for a patch that changes any of these files, if the report has one.
     const PatchMeasurement* for_files(const std::vector<std::string>& files) const;
 };
 
-// Reads the report; throws std::runtime_error naming the file and what is wrong.
+// Reads the report; throws std::runtime_error naming the file, line and what is wrong.
 ValidationReport load_report(const std::string& path);
 ValidationReport parse_report(const std::string& json_text, const std::string& path_for_messages);
 
-// "1000 TPM2_PCR_Extend commands took 289.3 s before and 32.4 s after this change (QEMU ...,
-// 5 runs each)." — one sentence for a commit message.
-std::string describe(const PatchMeasurement& m, const std::string& environment);
+// The commit message sentence for a measured patch ("" when nothing was measured).
+std::string describe(const PatchMeasurement& m, const ValidationReport& report);
+
+// One line per level for the cover letter: "tpm: tpm_nsc: L1 passed, L2 passed, ...".
+std::string level_summary(const PatchMeasurement& m);
 
 } // namespace ksweep::series

@@ -189,14 +189,20 @@ std::string cover_blurb(const Rule& rule, const std::vector<PlannedPatch>& patch
                 ": the change touches more drivers than one posting should carry, so it is "
                 "split into series of at most " + std::to_string(patches.size()) +
                 " patches.\n\n";
-    if (!report.summary.empty() || !report.patches.empty()) {
-        text += "Validation: " + (report.summary.empty() ? std::string() : report.summary) + "\n\n";
+    if (!report.patches.empty()) {
+        text += std::string("Validation (ksweep validate: L1 git am, L2 checkpatch.pl --strict, "
+                            "L3 module build, L4 QEMU boot with an emulated device): ") +
+                (report.passed ? "every patch passed." : "NOT every patch passed.") + "\n\n";
         for (const auto& p : patches) {
             std::vector<std::string> names;
             for (const auto* f : p.files)
                 names.push_back(f->file);
-            if (const auto* m = report.for_files(names))
-                text += "  " + first_tag(p.subject) + ": " + describe(*m, "") + "\n";
+            if (const auto* m = report.for_files(names)) {
+                text += "- " + p.subject.substr(0, p.subject.rfind(": ")) + ": " +
+                        level_summary(*m) + ".\n";
+                if (m->measured)
+                    text += "  " + describe(*m, report) + "\n";
+            }
         }
     } else {
         text += "No runtime measurements accompany this posting.\n";
@@ -317,7 +323,7 @@ SeriesResult write_series(const Rule& rule, const FixResult& fix, const SeriesOp
         size_t last = std::min(groups.size(), first + opts.max_patches);
         std::vector<PlannedPatch> patches;
         std::set<std::string> subjects;
-        MessageContext all{&rule, {}, fix.scan.hz, fix.scan.kernel, nullptr, report.environment};
+        MessageContext all{&rule, {}, fix.scan.hz, fix.scan.kernel, nullptr, &report};
         git_oid parent = repo.base;
         for (size_t g = first; g < last; ++g) {
             PlannedPatch p;
@@ -332,7 +338,7 @@ SeriesResult write_series(const Rule& rule, const FixResult& fix, const SeriesOp
                 names.push_back(usable[i]->file);
             }
             MessageContext ctx{&rule, p.files, fix.scan.hz, fix.scan.kernel,
-                               report.for_files(names), report.environment};
+                               report.for_files(names), &report};
             std::optional<std::string> prefix;
             if (!repo.scratch)
                 prefix = modal_prefix(history_subjects(repo.repo.get(), repo.base, repo_paths));

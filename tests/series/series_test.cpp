@@ -342,28 +342,45 @@ TEST_F(SeriesTest, TreeOutsideGitGetsACachedScratchRepository) {
     EXPECT_EQ(again.series[0].base, r.series[0].base);
 }
 
+// The report is what `ksweep validate` writes (docs/report-json.md), abridged.
 TEST_F(SeriesTest, ReportFiguresReachCommitMessageAndCoverLetter) {
     std::string report = tmp.path() + "/report.json";
-    write_file(report, R"({"environment": "QEMU 7.2 (TCG), HZ=250", "summary": "All green.",
-        "patches": [{"files": ["drivers/char/tpm/tpm_nsc.c"], "metric": "1000 extends",
-                     "before": 28930.5, "after": 3241.25, "unit": "ms", "runs": 5}]})");
+    write_file(report, R"({"format": "ksweep-validate-report", "format_version": 1,
+        "passed": true, "kernel_release": "6.1.0-57-amd64", "config_hz": 250,
+        "patches": [{"number": 3, "files": ["drivers/char/tpm/tpm_nsc.c"], "passed": true,
+          "levels": {"L2": {"status": "passed"}, "L1": {"status": "passed"},
+                     "L3": {"status": "passed"}, "L4": {"status": "passed"}},
+          "devices": [{"driver": "tpm_nsc", "extends": 200, "median_ratio": 0.11,
+            "variants": {"baseline": {"boots": 3, "median_us": 24012.5},
+                         "patched": {"boots": 3, "median_us": 2650.1}}}]}]})");
     opts.report = report;
     SeriesResult r = write_series(rule, fix, opts);
     std::string msg = git(repo, "log -1 --format=%B " + r.series[0].branch);
     std::string flat = std::regex_replace(msg, std::regex("\\s+"), " ");
-    EXPECT_NE(flat.find("1000 extends took 28930.5 ms before and 3241.2 ms after"),
+    EXPECT_NE(flat.find("Measured in QEMU with Linux 6.1.0-57-amd64 (HZ=250) and an emulated "
+                        "device for tpm_nsc: the median TPM2_PCR_Extend round trip through "
+                        "/dev/tpm0 went from 24.0 ms to 2.7 ms (200 extends per boot, 3 and 3 "
+                        "boots)."),
               std::string::npos) << msg;
+    // Patches the report does not measure say nothing about measurements.
+    EXPECT_EQ(git(repo, "log -1 --format=%B " + r.series[0].branch + "~1").find("Measured"),
+              std::string::npos);
     std::string cover = std::regex_replace(read_file(r.series[0].files[0]), std::regex("\\s+"), " ");
-    EXPECT_NE(cover.find("Validation: All green."), std::string::npos);
+    EXPECT_NE(cover.find("every patch passed. - tpm: tpm_nsc: L1 passed, L2 passed, L3 passed, "
+                         "L4 passed. Measured in QEMU"),
+              std::string::npos) << cover;
 
-    write_file(report, R"({"patches": [{"files": "x"}]})");
+    write_file(report, R"({"format": "ksweep-validate-report",
+        "patches": [{"files": "x"}]})");
     opts.force = true;
     try {
         write_series(rule, fix, opts);
         ADD_FAILURE() << "a bad report was accepted";
     } catch (const std::runtime_error& e) {
-        EXPECT_NE(std::string(e.what()).find("report.json:1:"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("report.json:2:"), std::string::npos) << e.what();
     }
+    write_file(report, R"({"environment": "x"})");
+    EXPECT_THROW(write_series(rule, fix, opts), std::runtime_error);
 }
 
 } // namespace
