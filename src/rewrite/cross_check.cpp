@@ -136,8 +136,18 @@ CrossCheckDifference explain_ksweep_only(const Finding& f, TreeFiles& files,
 
 // Why the clang engines did not report a site spatch found. `seen` is what they said about
 // the same call, if they saw it.
-CrossCheckDifference explain_spatch_only(const Finding& c, const Finding* seen) {
+CrossCheckDifference explain_spatch_only(const Finding& c, const Finding* seen, TreeFiles& files) {
     CrossCheckDifference d{c, false, kCategoryUnexplained, ""};
+    // spatch reports every small #define of the name; the clang engines take the one the
+    // configuration selects.
+    if (c.resolution == Resolution::Macro && files.define_bodies(c.file, c.constant).size() > 1) {
+        d.category = "macro defined more than once: the engines took different #defines";
+        d.detail = "spatch: " + std::to_string(*c.value_ms) + " ms at " + c.defined_at;
+        if (seen && seen->value_ms)
+            d.detail += ", ksweep: " + std::to_string(*seen->value_ms) + " ms" +
+                        (seen->defined_at.empty() ? "" : " at " + seen->defined_at);
+        return d;
+    }
     if (!seen) {
         d.category = "ksweep did not see the call";
         return d;
@@ -198,7 +208,7 @@ CrossCheckResult cross_check(const ScanResult& ksweep, const CocciResult& cocci,
             seen = it->second;
         else if (auto line = by_line.find({c->file, c->line}); line != by_line.end())
             seen = line->second;
-        auto d = explain_spatch_only(*c, seen);
+        auto d = explain_spatch_only(*c, seen, files);
         ++result.spatch_only[d.category];
         result.differences.push_back(std::move(d));
     }
