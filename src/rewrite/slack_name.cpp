@@ -28,12 +28,13 @@ std::string shared_macro_prefix(const std::vector<std::string>& names) {
             if (!ends_in_category_word(name.substr(0, pos)))
                 ++count[name.substr(0, pos)];
     }
-    // The longest prefix that more than half of the names (and at least two) share:
-    // TPM_CR50 beside TPM_CR50_MAX_BUFSIZE, TPM_CR50_I2C_DID_VID, ..., TPM_TI50_I2C_DID_VID.
+    // The longest prefix that three quarters of the names (and at least two) share: TPM_CR50
+    // beside TPM_CR50_MAX_BUFSIZE, TPM_CR50_I2C_DID_VID, ..., TPM_TI50_I2C_DID_VID; TPM_I2C,
+    // not TPM_I2C_RETRY, beside TPM_I2C_BUS_DELAY and TPM_I2C_RETRY_DELAY_SHORT.
     const size_t total = std::set<std::string>(names.begin(), names.end()).size();
     std::string best;
     for (const auto& [prefix, n] : count)
-        if (n >= 2 && 2 * static_cast<size_t>(n) > total && prefix.size() > best.size())
+        if (n >= 2 && 4 * static_cast<size_t>(n) >= 3 * total && prefix.size() > best.size())
             best = prefix;
     return best;
 }

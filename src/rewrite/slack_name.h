@@ -9,7 +9,7 @@
 
 namespace ksweep {
 
-// The longest run of leading '_'-separated words that more than half of `names` (and at least
+// The longest run of leading '_'-separated words that three quarters of `names` (and at least
 // two) share: {TPM_I2C_BUS_DELAY, TPM_I2C_RETRY_COUNT} -> "TPM_I2C".
 // Prefixes ending in a register-map word (FOO_REG) do not count. Empty when no two names
 // share a prefix.
