@@ -19,7 +19,7 @@ namespace {
 
 // Boot phases: one updating line on a terminal, plain lines in a log.
 class ProgressLine {
-public:
+  public:
     ProgressLine() : tty_(isatty(STDERR_FILENO)), start_(std::chrono::steady_clock::now()) {}
     ~ProgressLine() { clear(); }
 
@@ -41,7 +41,7 @@ public:
         shown_ = false;
     }
 
-private:
+  private:
     bool tty_, shown_ = false;
     std::chrono::steady_clock::time_point start_;
 };

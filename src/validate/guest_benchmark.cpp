@@ -41,12 +41,12 @@ GuestEnvironment GuestEnvironment::load() {
     env.tree = from_env_or_file("KSWEEP_TREE_6_1", file);
     env.headers_dir = from_env_or_file("KSWEEP_HEADERS", file);
     env.kernel_release = from_env_or_file("KSWEEP_KERNEL_RELEASE", file);
-    for (const auto& [value, name] : {std::pair{env.tree, "KSWEEP_TREE_6_1"},
-                                      std::pair{env.headers_dir, "KSWEEP_HEADERS"},
-                                      std::pair{env.kernel_release, "KSWEEP_KERNEL_RELEASE"}})
+    for (const auto& [value, name] :
+         {std::pair{env.tree, "KSWEEP_TREE_6_1"}, std::pair{env.headers_dir, "KSWEEP_HEADERS"},
+          std::pair{env.kernel_release, "KSWEEP_KERNEL_RELEASE"}})
         if (value.empty())
-            throw std::runtime_error(std::string(name) + " is not set and not in " +
-                                     env.cache_dir + "/env: run scripts/setup.sh first");
+            throw std::runtime_error(std::string(name) + " is not set and not in " + env.cache_dir +
+                                     "/env: run scripts/setup.sh first");
     return env;
 }
 
@@ -74,11 +74,11 @@ GuestBenchmarkResult run_guest_benchmark(const GuestBenchmarkOptions& options) {
         fs::path tpm_dir = fs::path(env.tree) / "drivers/char/tpm";
 
         progress("building i2c-virtio.ko");
-        result.i2c_virtio_build = build_modules(
-            {{(fs::path(env.tree) / "drivers/i2c/busses/i2c-virtio.c").string()},
-             {},
-             env.headers_dir,
-             modules_cache});
+        result.i2c_virtio_build =
+            build_modules({{(fs::path(env.tree) / "drivers/i2c/busses/i2c-virtio.c").string()},
+                           {},
+                           env.headers_dir,
+                           modules_cache});
         if (!result.i2c_virtio_build.ok) {
             result.error = "building i2c-virtio.ko failed:\n" + result.i2c_virtio_build.error +
                            "\n  log: " + result.i2c_virtio_build.log_path;
@@ -118,9 +118,8 @@ GuestBenchmarkResult run_guest_benchmark(const GuestBenchmarkOptions& options) {
         run.profile = options.profile.empty() ? default_profile() : options.profile;
         run.extends = options.extends;
         // Boot ~10 s under TCG; a historical driver at HZ=250 needs tens of ms per extend.
-        run.timeout = options.timeout.count() > 0
-                          ? options.timeout
-                          : std::chrono::seconds(90 + options.extends / 4);
+        run.timeout = options.timeout.count() > 0 ? options.timeout
+                                                  : std::chrono::seconds(90 + options.extends / 4);
         run.run_dir = options.run_dir;
         run.on_progress = options.on_progress;
         result.run = run_guest(run);

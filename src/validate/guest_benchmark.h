@@ -33,15 +33,15 @@ struct GuestBenchmarkOptions {
     // drivers/char/tpm.
     std::vector<std::string> driver_include_dirs;
     std::uint32_t extends = 10;
-    std::string profile; // default: default_profile()
+    std::string profile;             // default: default_profile()
     std::chrono::seconds timeout{0}; // 0: a budget scaled to `extends`
     std::string run_dir;             // required
     std::function<void(const std::string&)> on_progress;
 };
 
 struct GuestBenchmarkResult {
-    bool ok = false;       // built, booted, every extend succeeded, PCR matches
-    std::string error;     // set when it did not get as far as a boot
+    bool ok = false;   // built, booted, every extend succeeded, PCR matches
+    std::string error; // set when it did not get as far as a boot
     ModuleBuildResult i2c_virtio_build, driver_build;
     GuestRunResult run;
     ExtendSummary summary;

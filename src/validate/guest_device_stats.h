@@ -9,10 +9,10 @@ namespace ksweep::validate {
 
 struct DeviceCounters {
     long commands = 0;
-    long extends = 0;          // TPM2_PCR_Extend commands the chip executed
-    long violations = 0;       // accesses that broke the profile's timing requirements
+    long extends = 0;    // TPM2_PCR_Extend commands the chip executed
+    long violations = 0; // accesses that broke the profile's timing requirements
     long nacks = 0;
-    long protocol_errors = 0;  // register accesses the chip's protocol does not allow
+    long protocol_errors = 0; // register accesses the chip's protocol does not allow
     long malformed_requests = 0;
 
     // "0 timing violations, 0 NACKs, 0 protocol errors, 0 malformed requests"

@@ -3,17 +3,16 @@
 #include "validate/guest_modules.h"
 #include "validate/sha256.h"
 
-#include <elf.h>
-#include <unistd.h>
-#include <zlib.h>
-
 #include <cstdio>
+#include <elf.h>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <utility>
+#include <zlib.h>
 
 namespace fs = std::filesystem;
 

@@ -13,7 +13,7 @@ namespace ksweep::validate {
 // (Documentation/driver-api/early-userspace/buffer-format.rst). Times are 0 and inode numbers
 // sequential, so equal contents give equal bytes (and one cache entry).
 class CpioWriter {
-public:
+  public:
     void add_directory(std::string_view path, std::uint32_t mode = 0755);
     void add_file(std::string_view path, std::string_view content, std::uint32_t mode = 0644);
     void add_symlink(std::string_view path, std::string_view target);
@@ -22,7 +22,7 @@ public:
     // Appends the trailer and returns the archive; the writer is empty afterwards.
     std::string finish();
 
-private:
+  private:
     void add_entry(std::string_view path, std::uint32_t mode, std::string_view data,
                    std::uint32_t rdev_major = 0, std::uint32_t rdev_minor = 0);
 

@@ -110,10 +110,11 @@ std::string read_module_uncompressed(const std::string& path) {
         return out.str();
     }
     // Keep the tool's messages out of the module bytes: stderr goes to /dev/null.
-    CommandResult r = run_command(
-        {"sh", "-c", std::string(tool) + " -dc -- \"$1\" 2>/dev/null", "sh", path}, "",
-        std::chrono::seconds(60));
-    if (r.status != 0 || r.output.substr(0, 4) != "\x7f" "ELF")
+    CommandResult r =
+        run_command({"sh", "-c", std::string(tool) + " -dc -- \"$1\" 2>/dev/null", "sh", path}, "",
+                    std::chrono::seconds(60));
+    if (r.status != 0 || r.output.substr(0, 4) != "\x7f"
+                                                  "ELF")
         throw std::runtime_error(std::string("cannot decompress ") + path + " with " + tool);
     return r.output;
 }

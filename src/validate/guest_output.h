@@ -15,16 +15,16 @@ namespace ksweep::validate {
 
 struct ExtendSample {
     std::uint32_t index = 0;
-    std::int64_t ns = 0;        // one TPM2_PCR_Extend round trip through /dev/tpm0
-    std::uint32_t rc = 0;       // TPM response code; bit 31 set: the exchange itself failed
+    std::int64_t ns = 0;  // one TPM2_PCR_Extend round trip through /dev/tpm0
+    std::uint32_t rc = 0; // TPM response code; bit 31 set: the exchange itself failed
 };
 
 struct GuestReport {
-    std::vector<std::string> phases; // "init ...", "modules", "probe ...", ..., "poweroff"
-    std::vector<std::string> modules; // loaded, in order
-    std::vector<std::string> errors;  // the guest's own error lines
-    std::vector<std::string> dmesg;   // the kernel lines init.sh forwards at the end
-    std::optional<std::uint32_t> requested;  // "begin n=N"
+    std::vector<std::string> phases;        // "init ...", "modules", "probe ...", ..., "poweroff"
+    std::vector<std::string> modules;       // loaded, in order
+    std::vector<std::string> errors;        // the guest's own error lines
+    std::vector<std::string> dmesg;         // the kernel lines init.sh forwards at the end
+    std::optional<std::uint32_t> requested; // "begin n=N"
     std::optional<std::uint32_t> reset_rc;
     std::optional<Sha256Digest> pcr_initial, pcr_final;
     std::vector<ExtendSample> samples;
@@ -40,12 +40,12 @@ struct GuestReport {
 
 // Incremental: the runner feeds console lines as they arrive and shows phases as progress.
 class GuestOutputParser {
-public:
+  public:
     // One console line (a trailing '\r' is ignored). Returns true if it was one of ours.
     bool feed_line(std::string_view line);
     const GuestReport& report() const { return report_; }
 
-private:
+  private:
     void on_guest(std::string_view rest);
     void on_extend(std::string_view rest);
 

@@ -4,9 +4,6 @@
 #include "validate/sha256.h"
 
 #include <fcntl.h>
-#include <sys/file.h>
-#include <unistd.h>
-
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -14,6 +11,8 @@
 #include <regex>
 #include <set>
 #include <sstream>
+#include <sys/file.h>
+#include <unistd.h>
 
 namespace fs = std::filesystem;
 
@@ -106,7 +105,7 @@ std::string error_lines(const std::string& log) {
 
 // Serialises builds of one key between processes (two ksweep runs, or a test and a run).
 class DirectoryLock {
-public:
+  public:
     explicit DirectoryLock(const fs::path& lock_path)
         : fd_(open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)) {
         if (fd_ < 0 || flock(fd_, LOCK_EX) != 0)
@@ -116,7 +115,7 @@ public:
     DirectoryLock(const DirectoryLock&) = delete;
     DirectoryLock& operator=(const DirectoryLock&) = delete;
 
-private:
+  private:
     int fd_;
 };
 
@@ -183,9 +182,9 @@ ModuleBuildResult build_modules(const ModuleBuildRequest& request) {
     fs::remove_all(dir); // a failed or interrupted earlier attempt
     for (const auto& [name, content] : files)
         write_file(dir / name, content);
-    CommandResult make = run_command(
-        {"make", "-C", request.headers_dir, "M=" + dir.string(), "modules"}, dir.string(),
-        std::chrono::seconds(900));
+    CommandResult make =
+        run_command({"make", "-C", request.headers_dir, "M=" + dir.string(), "modules"},
+                    dir.string(), std::chrono::seconds(900));
     write_file(result.log_path, make.output);
     result.warnings = warning_lines(make.output);
     if (make.status != 0) {

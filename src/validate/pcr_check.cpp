@@ -29,17 +29,16 @@ Sha256Digest expected_pcr(const Sha256Digest& initial, std::uint32_t count) {
 PcrCheck check_pcr(const Sha256Digest& initial, const Sha256Digest& final_value,
                    std::uint32_t extends) {
     PcrCheck check;
-    check.started_from_zero = std::all_of(initial.begin(), initial.end(),
-                                          [](std::uint8_t b) { return b == 0; });
+    check.started_from_zero =
+        std::all_of(initial.begin(), initial.end(), [](std::uint8_t b) { return b == 0; });
     check.expected = expected_pcr(initial, extends);
     check.actual = final_value;
     check.passed = check.expected == check.actual;
-    check.message = check.passed
-                        ? "PCR 16 matches the host's hash chain over " +
-                              std::to_string(extends) + " extends"
-                        : "PCR 16 mismatch after " + std::to_string(extends) +
-                              " extends: guest " + to_hex(final_value) + ", host expects " +
-                              to_hex(check.expected);
+    check.message =
+        check.passed
+            ? "PCR 16 matches the host's hash chain over " + std::to_string(extends) + " extends"
+            : "PCR 16 mismatch after " + std::to_string(extends) + " extends: guest " +
+                  to_hex(final_value) + ", host expects " + to_hex(check.expected);
     return check;
 }
 

@@ -12,7 +12,7 @@
 namespace ksweep::validate {
 
 class ChildProcess {
-public:
+  public:
     // Starts argv[0] (searched in PATH) with stdin from /dev/null. Throws std::runtime_error
     // when it cannot be started.
     explicit ChildProcess(const std::vector<std::string>& argv, const std::string& cwd = "");
@@ -32,7 +32,7 @@ public:
     // SIGTERM, then SIGKILL after `grace`; returns the exit status.
     int terminate(std::chrono::milliseconds grace = std::chrono::milliseconds(2000));
 
-private:
+  private:
     pid_t pid_ = -1;
     int output_fd_ = -1;
     std::optional<int> status_;

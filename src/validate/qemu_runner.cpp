@@ -2,12 +2,11 @@
 
 #include "validate/qemu_process.h"
 
-#include <poll.h>
-#include <stdlib.h>
-
 #include <filesystem>
 #include <fstream>
+#include <poll.h>
 #include <sstream>
+#include <stdlib.h>
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
@@ -37,8 +36,7 @@ std::string socket_path(const fs::path& run_dir) {
 }
 
 // Feeds complete lines of `pending` to `on_line`, keeping a trailing partial line.
-template <typename F>
-void split_lines(std::string& pending, F&& on_line) {
+template <typename F> void split_lines(std::string& pending, F&& on_line) {
     size_t start = 0, end;
     while ((end = pending.find('\n', start)) != std::string::npos) {
         on_line(std::string_view(pending).substr(start, end - start));
@@ -89,9 +87,9 @@ void judge(GuestRunResult& r, const GuestRunOptions& options) {
     if (!report.complete()) {
         r.outcome = GuestOutcome::guest_failed;
         r.message = "the guest stopped in phase '" + report.last_phase() + "' with " +
-                    std::to_string(report.samples.size()) + "/" +
-                    std::to_string(options.extends) + " extends done, " +
-                    std::to_string(report.failed_extends()) + " failed" + errors;
+                    std::to_string(report.samples.size()) + "/" + std::to_string(options.extends) +
+                    " extends done, " + std::to_string(report.failed_extends()) + " failed" +
+                    errors;
         return;
     }
     r.pcr = check_pcr(*report.pcr_initial, *report.pcr_final,
@@ -122,18 +120,20 @@ const char* to_string(GuestOutcome outcome) {
 
 std::vector<std::string> qemu_command(const GuestRunOptions& o, const std::string& socket) {
     std::string memory = std::to_string(o.memory_mb);
-    return {o.qemu,
-            "-accel", "tcg", // KVM does not work on these machines (REFERENCE §5)
-            "-m", memory, "-smp", "1", "-nographic", "-no-reboot", "-nic", "none",
-            "-kernel", o.kernel_image, "-initrd", o.initramfs,
-            "-append",
-            "console=ttyS0 quiet panic=-1 ksweep.n=" + std::to_string(o.extends) +
-                " ksweep.device=" + o.i2c_device + " ksweep.addr=" + o.i2c_address,
-            // vhost-user needs guest memory the back end can map.
-            "-object", "memory-backend-memfd,id=mem,size=" + memory + "M,share=on",
-            "-numa", "node,memdev=mem",
-            "-chardev", "socket,id=tpmi2c,path=" + socket,
-            "-device", "vhost-user-i2c-pci,chardev=tpmi2c"};
+    std::vector<std::string> args;
+    auto add = [&](std::initializer_list<std::string> more) { args.insert(args.end(), more); };
+    // TCG: KVM does not work on these machines (REFERENCE §5). No NIC: no iPXE ROM to wait for.
+    add({o.qemu, "-accel", "tcg", "-m", memory, "-smp", "1"});
+    add({"-nographic", "-no-reboot", "-nic", "none"});
+    add({"-kernel", o.kernel_image, "-initrd", o.initramfs});
+    add({"-append", "console=ttyS0 quiet panic=-1 ksweep.n=" + std::to_string(o.extends) +
+                        " ksweep.device=" + o.i2c_device + " ksweep.addr=" + o.i2c_address});
+    // vhost-user needs guest memory the back end can map.
+    add({"-object", "memory-backend-memfd,id=mem,size=" + memory + "M,share=on"});
+    add({"-numa", "node,memdev=mem"});
+    add({"-chardev", "socket,id=tpmi2c,path=" + socket});
+    add({"-device", "vhost-user-i2c-pci,chardev=tpmi2c"});
+    return args;
 }
 
 GuestRunResult run_guest(const GuestRunOptions& options) {

@@ -50,13 +50,13 @@ struct GuestRunResult {
     GuestReport report;
     std::optional<PcrCheck> pcr;
     std::string run_dir;
-    std::string console_log;  // the guest's serial console (and QEMU's own messages)
-    std::string backend_log;  // ksweep-tpmd --log
-    std::string backend_output; // ksweep-tpmd's stdout/stderr
-    std::string stats_path;   // ksweep-tpmd --stats
-    std::string stats;        // its content after the back end stopped
+    std::string console_log;              // the guest's serial console (and QEMU's own messages)
+    std::string backend_log;              // ksweep-tpmd --log
+    std::string backend_output;           // ksweep-tpmd's stdout/stderr
+    std::string stats_path;               // ksweep-tpmd --stats
+    std::string stats;                    // its content after the back end stopped
     std::optional<DeviceCounters> device; // parsed from `stats`
-    double wall_seconds = 0;  // QEMU start to exit
+    double wall_seconds = 0;              // QEMU start to exit
 };
 
 // The QEMU command line for one boot (exposed for tests and for the log).

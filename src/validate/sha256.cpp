@@ -1,7 +1,6 @@
 #include "validate/sha256.h"
 
 #include <openssl/evp.h>
-
 #include <stdexcept>
 
 namespace ksweep::validate {

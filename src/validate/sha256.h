@@ -13,7 +13,7 @@ using Sha256Digest = std::array<std::uint8_t, 32>;
 
 // Incremental hashing, for cache keys built from many files.
 class Sha256 {
-public:
+  public:
     Sha256();
     ~Sha256();
     Sha256(const Sha256&) = delete;
@@ -23,7 +23,7 @@ public:
     void update(const Sha256Digest& digest);
     Sha256Digest finish();
 
-private:
+  private:
     struct Context;
     Context* context_;
 };

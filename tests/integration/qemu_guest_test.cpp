@@ -3,12 +3,11 @@
 // and the final PCR 16 equals the host's hash chain. Minutes, not hours: a few extends only.
 #include "validate/guest_benchmark.h"
 
-#include <gtest/gtest.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <gtest/gtest.h>
 #include <sstream>
 
 namespace fs = std::filesystem;
@@ -17,7 +16,7 @@ namespace ksweep::validate {
 namespace {
 
 class QemuGuest : public ::testing::Test {
-protected:
+  protected:
     void SetUp() override {
         try {
             env_ = GuestEnvironment::load();
@@ -80,6 +79,22 @@ TEST_F(QemuGuest, BaselineDriverProbesExtendsAndThePcrMatches) {
     EXPECT_TRUE(fs::exists(run.console_log));
 }
 
+// The strict profile NACKs status accesses sooner than 6 ms apart (the Atmel lesson): the
+// 6.1 driver's usleep_range() polls break it, and the device's counters reach the result.
+TEST_F(QemuGuest, TimingViolationsOfAStrictDeviceAreCounted) {
+    GuestBenchmarkOptions options;
+    options.driver_source = baseline_driver();
+    options.extends = 3;
+    options.profile = KSWEEP_SOURCE_DIR "/qemu/profiles/nuvoton_strict_timing.yaml";
+    options.run_dir = run_dir_;
+    GuestBenchmarkResult result = run_guest_benchmark(options);
+    ASSERT_TRUE(result.error.empty()) << result.error;
+    ASSERT_TRUE(result.run.device) << result.run.stats;
+    EXPECT_GT(result.run.device->violations, 0);
+    EXPECT_EQ(result.run.device->extends, 3);
+    EXPECT_EQ(result.run.device->malformed_requests, 0);
+}
+
 TEST_F(QemuGuest, AHungGuestIsKilledAndItsLogsKept) {
     GuestBenchmarkOptions options;
     options.driver_source = baseline_driver();
@@ -107,8 +122,7 @@ TEST_F(QemuGuest, CommandLineRunsOneBootAndPrintsTheSummary) {
     int status = pclose(pipe);
     EXPECT_EQ(WEXITSTATUS(status), 0) << output;
     EXPECT_NE(output.find("n=3  median"), std::string::npos) << output;
-    EXPECT_NE(output.find("PCR 16 matches the host's hash chain over 3 extends"),
-              std::string::npos)
+    EXPECT_NE(output.find("PCR 16 matches the host's hash chain over 3 extends"), std::string::npos)
         << output;
 }
 

@@ -4,10 +4,9 @@
 #include "validate/guest_modules.h"
 #include "validate/qemu_process.h"
 
-#include <gtest/gtest.h>
-
 #include <filesystem>
 #include <fstream>
+#include <gtest/gtest.h>
 #include <sstream>
 
 namespace fs = std::filesystem;
@@ -16,7 +15,7 @@ namespace ksweep::validate {
 namespace {
 
 class TempDir {
-public:
+  public:
     TempDir() {
         std::string pattern = (fs::temp_directory_path() / "ksweep-initramfs-test-XXXXXX").string();
         path_ = mkdtemp(pattern.data());
@@ -24,7 +23,7 @@ public:
     ~TempDir() { fs::remove_all(path_); }
     const fs::path& path() const { return path_; }
 
-private:
+  private:
     fs::path path_;
 };
 
@@ -98,7 +97,7 @@ TEST(StaticExecutable, TellsStaticFromDynamic) {
 // A modules directory shaped like /lib/modules/<release>: modules.dep lists dependencies so
 // that loading them last-first works.
 class FakeModules : public ::testing::Test {
-protected:
+  protected:
     void SetUp() override {
         write(dir_.path() / "modules.dep",
               "kernel/drivers/virtio/virtio_ring.ko:\n"
@@ -139,15 +138,17 @@ TEST(ImageModules, NoModulesDirIsAClearError) {
 
 TEST(ImageModules, CompressedModulesAreDecompressed) {
     TempDir dir;
-    std::string elf = std::string("\x7f" "ELF", 4) + std::string(100, 'm');
+    std::string elf = std::string("\x7f"
+                                  "ELF",
+                                  4) +
+                      std::string(100, 'm');
     write(dir.path() / "m.ko", elf);
     ASSERT_EQ(shell("xz -k m.ko && mv m.ko.xz x.ko.xz", dir.path()).status, 0);
     EXPECT_EQ(read_module_uncompressed((dir.path() / "x.ko.xz").string()), elf);
     EXPECT_EQ(read_module_uncompressed((dir.path() / "m.ko").string()), elf);
     EXPECT_EQ(uncompressed_module_name("/a/b/virtio_pci.ko.xz"), "virtio_pci.ko");
     write(dir.path() / "bad.ko.xz", "not xz");
-    EXPECT_THROW(read_module_uncompressed((dir.path() / "bad.ko.xz").string()),
-                 std::runtime_error);
+    EXPECT_THROW(read_module_uncompressed((dir.path() / "bad.ko.xz").string()), std::runtime_error);
 }
 
 TEST(Initramfs, HoldsInitBusyboxProgramAndModulesInOrder) {
@@ -155,7 +156,10 @@ TEST(Initramfs, HoldsInitBusyboxProgramAndModulesInOrder) {
         GTEST_SKIP() << "busybox-static not installed";
     TempDir dir;
     write(dir.path() / "init.sh", "#!/bin/sh\n");
-    std::string elf = std::string("\x7f" "ELF", 4) + "module";
+    std::string elf = std::string("\x7f"
+                                  "ELF",
+                                  4) +
+                      "module";
     write(dir.path() / "mods/b.ko", elf);
     write(dir.path() / "mods/a.ko", elf);
     ASSERT_EQ(shell("xz mods/a.ko", dir.path()).status, 0);
@@ -163,12 +167,13 @@ TEST(Initramfs, HoldsInitBusyboxProgramAndModulesInOrder) {
     InitramfsContents contents;
     contents.init_script = (dir.path() / "init.sh").string();
     contents.extend_program = "/bin/busybox"; // any static executable will do here
-    contents.modules = {(dir.path() / "mods/b.ko").string(), (dir.path() / "mods/a.ko.xz").string()};
+    contents.modules = {(dir.path() / "mods/b.ko").string(),
+                        (dir.path() / "mods/a.ko.xz").string()};
     std::string first = build_initramfs(contents, (dir.path() / "cache").string());
     EXPECT_EQ(build_initramfs(contents, (dir.path() / "cache").string()), first); // cached
 
-    auto r = shell("mkdir out && cd out && gzip -dc '" + first + "' | cpio -idm --quiet",
-                   dir.path());
+    auto r =
+        shell("mkdir out && cd out && gzip -dc '" + first + "' | cpio -idm --quiet", dir.path());
     ASSERT_EQ(r.status, 0) << r.output;
     fs::path out = dir.path() / "out";
     EXPECT_EQ(read(out / "init"), "#!/bin/sh\n");

@@ -3,10 +3,9 @@
 #include "validate/guest_benchmark.h"
 #include "validate/module_build.h"
 
-#include <gtest/gtest.h>
-
 #include <filesystem>
 #include <fstream>
+#include <gtest/gtest.h>
 
 namespace fs = std::filesystem;
 
@@ -14,7 +13,7 @@ namespace ksweep::validate {
 namespace {
 
 class ModuleBuildTest : public ::testing::Test {
-protected:
+  protected:
     void SetUp() override {
         try {
             headers_ = GuestEnvironment::load().headers_dir;

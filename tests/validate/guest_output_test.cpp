@@ -106,7 +106,8 @@ TEST(GuestOutput, GarbledRecordsAreErrorsNotSamples) {
 
 TEST(GuestOutput, AKernelMessageBeforeOurTextOnTheSameLine) {
     GuestOutputParser parser;
-    EXPECT_TRUE(parser.feed_line("[    4.2] random: crng initksweep-extend: extend i=7 ns=42 rc=0x0"));
+    EXPECT_TRUE(
+        parser.feed_line("[    4.2] random: crng initksweep-extend: extend i=7 ns=42 rc=0x0"));
     EXPECT_FALSE(parser.feed_line("[    4.3] unrelated"));
     ASSERT_EQ(parser.report().samples.size(), 1u);
     EXPECT_EQ(parser.report().samples[0].index, 7u);
