@@ -6,6 +6,8 @@
 
 #include <chrono>
 #include <cstdio>
+#include <optional>
+#include <regex>
 #include <sstream>
 
 namespace ksweep::cli {
@@ -92,6 +94,9 @@ int validate_command(int argc, char** argv) {
     options.keep_work = keep_work;
     auto start = std::chrono::steady_clock::now();
     options.on_progress = [start](const std::string& what) {
+        static const std::regex kExtendCount(R"(: extend [0-9]+/[0-9]+$)");
+        if (std::regex_search(what, kExtendCount))
+            return; // one line per extend is noise in a log
         double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         std::fprintf(stderr, "[%6.1fs] %s\n", s, what.c_str());
     };

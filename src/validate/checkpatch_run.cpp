@@ -58,6 +58,10 @@ CheckpatchRun run_checkpatch(const std::string& tree, const std::string& patch_p
         run.error = "no scripts/checkpatch.pl in '" + tree + "'";
         return run;
     }
+    // checkpatch.pl's top_of_kernel_tree(): these must exist or it refuses to run.
+    for (const char* dir : {"Documentation", "arch", "include", "drivers", "fs", "init", "ipc",
+                            "kernel", "lib", "scripts"})
+        fs::create_directories(fs::path(tree) / dir);
     // From the tree's top, so checkpatch finds its spelling list and the tree it checks against.
     CommandResult r = run_command({"perl", script.string(), "--strict", "--color=never",
                                    fs::absolute(patch_path).string()},

@@ -20,6 +20,9 @@ struct CheckpatchRun {
     CheckpatchCounts counts;
 };
 
+// Runs <tree>/scripts/checkpatch.pl from the tree's top. `tree` may be a sparse checkout:
+// missing top-level directories checkpatch looks for to recognise a kernel tree are created
+// empty first (git ignores empty directories).
 CheckpatchRun run_checkpatch(const std::string& tree, const std::string& patch_path);
 
 } // namespace ksweep::validate

@@ -23,8 +23,9 @@ std::string trim(std::string s) {
 
 ScratchCheckout::ScratchCheckout(const std::string& repository, const std::string& base,
                                  const std::vector<std::string>& sparse_dirs,
+                                 const std::vector<std::string>& file_dirs,
                                  const std::string& dir)
-    : dir_(fs::absolute(dir).string()), sparse_dirs_(sparse_dirs) {
+    : dir_(fs::absolute(dir).string()), sparse_dirs_(sparse_dirs), file_dirs_(file_dirs) {
     if (fs::exists(dir_))
         throw GitAmError("scratch checkout '" + dir_ + "' already exists");
     CommandResult clone = run_command({"git", "clone", "--quiet", "--shared", "--no-checkout",
@@ -62,11 +63,17 @@ std::string ScratchCheckout::git(const std::vector<std::string>& args) const {
 
 void ScratchCheckout::set_sparse() {
     // Non-cone patterns: each directory with everything below it, anchored at the top.
-    std::vector<std::string> args{"sparse-checkout", "set", "--no-cone"};
+    // The top-level files are always there: checkpatch.pl insists on them to believe it is
+    // in a kernel tree, and they are small.
+    // Later patterns override earlier ones: files of a directory but not its subdirectories
+    // first, whole directories last.
+    std::vector<std::string> args{"sparse-checkout", "set", "--no-cone", "/*", "!/*/"};
+    for (const auto& d : file_dirs_) {
+        args.push_back("/" + d + "/*");
+        args.push_back("!/" + d + "/*/");
+    }
     for (const auto& d : sparse_dirs_)
-        args.push_back("/" + d + (d.empty() || d.back() == '/' ? "" : "/"));
-    if (sparse_dirs_.empty())
-        args.push_back("/MAINTAINERS"); // something small: an empty set would mean everything
+        args.push_back("/" + d + "/");
     git(args);
 }
 

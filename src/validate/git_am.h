@@ -22,11 +22,13 @@ struct AmResult {
 
 class ScratchCheckout {
 public:
-    // Clones `repository` (a work tree or a bare/git dir) into `dir` (must not exist), checks
-    // out `base` with only `sparse_dirs` (tree-relative directories) present. Throws
-    // GitAmError with git's message on failure (e.g. the base commit is not in the repository).
+    // Clones `repository` (a work tree or a bare/git dir) into `dir` (must not exist) and
+    // checks out `base` with only the top-level files, the files directly in `file_dirs` and
+    // everything below `sparse_dirs` (tree-relative directories). Throws GitAmError with git's
+    // message on failure (e.g. the base commit is not in the repository).
     ScratchCheckout(const std::string& repository, const std::string& base,
-                    const std::vector<std::string>& sparse_dirs, const std::string& dir);
+                    const std::vector<std::string>& sparse_dirs,
+                    const std::vector<std::string>& file_dirs, const std::string& dir);
     ~ScratchCheckout();
     ScratchCheckout(const ScratchCheckout&) = delete;
     ScratchCheckout& operator=(const ScratchCheckout&) = delete;
@@ -43,7 +45,7 @@ private:
     void set_sparse();
 
     std::string dir_;
-    std::vector<std::string> sparse_dirs_;
+    std::vector<std::string> sparse_dirs_, file_dirs_;
 };
 
 // The commit a tree's HEAD points to when `tree` is inside a git work tree; "" otherwise.

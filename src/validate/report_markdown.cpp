@@ -3,6 +3,7 @@
 // total time, min-max, per variant) with median, p95 and the ratio added.
 #include "validate/report_render.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <sstream>
 
@@ -126,13 +127,16 @@ std::string render_markdown(const ValidationReport& report,
     if (report.config_hz)
         md << " (CONFIG_HZ=" << report.config_hz << ")";
     md << "\n";
-    if (!report.kernel_release.empty())
+    bool booted = std::find(report.levels.begin(), report.levels.end(), 4) != report.levels.end();
+    if (booted && !report.kernel_release.empty())
         md << "- guest kernel: " << report.kernel_release << " in QEMU (TCG), emulated I2C TPM\n";
     md << "- levels:";
     for (int level : report.levels)
         md << " L" << level;
-    md << "; " << report.boots << " boots per variant, " << report.extends
-       << " extends per boot\n"
+    if (booted)
+        md << "; " << report.boots << " boots per variant, " << report.extends
+           << " extends per boot";
+    md << "\n"
        << "- " << report.tool_version << ", started " << report.started_at << ", took "
        << format_duration_us(report.wall_seconds * 1e6) << "\n";
     for (const auto& error : report.errors)

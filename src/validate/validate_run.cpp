@@ -43,19 +43,25 @@ bool wants(const ValidateOptions& o, int level) {
     return std::find(o.levels.begin(), o.levels.end(), level) != o.levels.end();
 }
 
-// The directories the scratch checkout needs for these files: each file's directory and its
-// parent (private headers are often included as "../x.h", and a composite module may be
-// listed one Makefile up).
-std::vector<std::string> sparse_dirs_for(const Series& series) {
-    std::set<std::string> dirs;
+// What the scratch checkout needs for these files: each file's directory with everything
+// below it, and the files directly in its parent (private headers are often included as
+// "../x.h"; a composite module may be listed in the parent's Makefile, and is then added).
+struct SparseSet {
+    std::vector<std::string> dirs, file_dirs;
+};
+
+SparseSet sparse_set_for(const Series& series) {
+    std::set<std::string> dirs{"scripts"}, parents; // L2 runs the base tree's checkpatch.pl
     for (const auto& patch : series.patches)
         for (const auto& file : patch.files) {
             fs::path dir = fs::path(file).parent_path();
-            if (dir.has_parent_path() && !dir.parent_path().empty())
-                dir = dir.parent_path();
-            dirs.insert(dir.empty() ? "scripts" : dir.string());
+            if (dir.empty())
+                continue; // a top-level file: always checked out
+            dirs.insert(dir.string());
+            if (!dir.parent_path().empty())
+                parents.insert(dir.parent_path().string());
         }
-    return {dirs.begin(), dirs.end()};
+    return {{dirs.begin(), dirs.end()}, {parents.begin(), parents.end()}};
 }
 
 // The modules the patch's C files build into. A header counts through the .c files of its
@@ -168,9 +174,10 @@ void SeriesValidator::run() {
 
     try {
         progress("checking out " + report_.base_commit.substr(0, 12) + " (sparse) for git am");
-        checkout_ = std::make_unique<ScratchCheckout>(
-            repository, report_.base_commit, sparse_dirs_for(series),
-            (fs::path(work_dir_) / "checkout").string());
+        SparseSet sparse = sparse_set_for(series);
+        checkout_ = std::make_unique<ScratchCheckout>(repository, report_.base_commit,
+                                                      sparse.dirs, sparse.file_dirs,
+                                                      (fs::path(work_dir_) / "checkout").string());
     } catch (const std::exception& e) {
         report_.errors.push_back(e.what());
         return;
@@ -251,7 +258,7 @@ void SeriesValidator::validate_patch(const SeriesPatch& patch, PatchResult& resu
 void SeriesValidator::level_checkpatch(const SeriesPatch& patch, PatchResult& result) {
     LevelResult& level = result.levels[1];
     auto start = Clock::now();
-    CheckpatchRun run = run_checkpatch(options_.tree, patch.path);
+    CheckpatchRun run = run_checkpatch(checkout_->dir(), patch.path);
     level.seconds = seconds_since(start);
     result.checkpatch = run.counts;
     if (!run.ran) {
