@@ -8,5 +8,7 @@ int scan_command(int argc, char** argv);
 int fix_command(int argc, char** argv);
 int guest_command(int argc, char** argv);
 int check_command(int argc, char** argv);
+int series_command(int argc, char** argv);
+int validate_command(int argc, char** argv);
 
 } // namespace ksweep::cli

@@ -17,6 +17,8 @@ constexpr Subcommand kSubcommands[] = {
     {"fix", ksweep::cli::fix_command, "rewrite them into usleep_range() in kernel style"},
     {"guest", ksweep::cli::guest_command, "boot a TPM driver in QEMU, time PCR extends"},
     {"check", ksweep::cli::check_command, "CI gate: small msleep() calls a patch adds"},
+    {"series", ksweep::cli::series_command, "commit the fix on a new branch, write a patch series"},
+    {"validate", ksweep::cli::validate_command, "prove a series: git am, checkpatch, builds, QEMU"},
 };
 
 void print_usage(FILE* out) {
