@@ -32,7 +32,7 @@ void print_result(const series::SeriesResult& r) {
                     s.subjects.size() == 1 ? "" : "es", s.dir.c_str());
         for (const auto& f : s.files)
             std::printf("  %s\n", fs::path(f).filename().c_str());
-        std::printf("To: %zu, Cc: %zu recipients (cover letter)\n", s.to.size(), s.cc.size());
+        std::printf("recipients: %zu To, %zu Cc in all\n", s.to.size(), s.cc.size());
     }
 }
 

@@ -117,6 +117,16 @@ std::optional<GroupBy> parse_group_by(const std::string& name) {
 
 std::optional<ModuleOf> module_of(const std::string& tree, const std::string& file) {
     std::string dir = dir_of(file);
+    if (is_header(file)) {
+        // A header beside the sources of one module belongs to it, as does foo.h to foo.c.
+        Makefile mk = read_makefile(tree + "/" + dir);
+        if (mk.modules.size() == 1)
+            return ModuleOf{mk.modules.front(), dir};
+        std::string source = dir + "/" + stem_of(file) + ".c";
+        if (fs::exists(tree + "/" + source))
+            return module_of(tree, source);
+        return std::nullopt;
+    }
     // A composite in this directory or up to two above may list the file's object.
     std::string up = dir;
     for (int level = 0; level < 3 && !up.empty(); ++level) {
@@ -129,15 +139,6 @@ std::optional<ModuleOf> module_of(const std::string& tree, const std::string& fi
         if (level == 0 && contains(mk.modules, stem_of(file)))
             return ModuleOf{stem_of(file), up};
         up = dir_of(up);
-    }
-    if (is_header(file)) {
-        // A header beside the sources of one module belongs to it.
-        Makefile mk = read_makefile(tree + "/" + dir);
-        if (mk.modules.size() == 1)
-            return ModuleOf{mk.modules.front(), dir};
-        std::string source = dir + "/" + stem_of(file) + ".c";
-        if (fs::exists(tree + "/" + source))
-            return module_of(tree, source);
     }
     return std::nullopt;
 }

@@ -107,7 +107,9 @@ std::vector<std::string> history_subjects(git_repository* repo, const git_oid& f
     git_revwalk* raw = nullptr;
     check(git_revwalk_new(&raw, repo), "git_revwalk_new");
     RevWalk walk(raw);
-    check(git_revwalk_sorting(walk.get(), GIT_SORT_TIME), "git_revwalk_sorting");
+    // Newest first; topological order keeps that true for commits made within one second.
+    check(git_revwalk_sorting(walk.get(), GIT_SORT_TOPOLOGICAL | GIT_SORT_TIME),
+          "git_revwalk_sorting");
     check(git_revwalk_push(walk.get(), &from), "git_revwalk_push");
 
     std::vector<std::string> subjects;

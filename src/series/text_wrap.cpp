@@ -101,9 +101,12 @@ std::string wrap_body(const std::string& text, size_t width) {
         bool starts_item = lead > 0 || line[0] == '-' || line[0] == '*';
         if (starts_item || current.empty()) {
             flush();
-            hang = lead;
+            // List items continue under their text; other indented lines (tables of call
+            // sites) continue deeper, so a continuation never looks like a new entry.
             if (line.compare(lead, 2, "- ") == 0 || line.compare(lead, 2, "* ") == 0)
                 hang = lead + 2;
+            else
+                hang = lead > 0 ? lead + 4 : 0;
             current = line.substr(0, lead);
             line = line.substr(lead);
         }

@@ -11,8 +11,8 @@ namespace ksweep::series {
 std::string git_wrap(const std::string& text, int indent1, int indent2, int width);
 
 // A commit message body wrapped at `width` columns: blank-line separated paragraphs are
-// refilled; lines starting with whitespace, "-" or "*" begin a new line and keep their indent
-// on continuation lines, so lists and per-site tables stay readable.
+// refilled; lines starting with whitespace, "-" or "*" begin a new line; a list item's
+// continuation lines align with its text, an indented line's go 4 columns deeper.
 std::string wrap_body(const std::string& text, size_t width = 75);
 
 } // namespace ksweep::series

@@ -1,0 +1,88 @@
+// Subject prefixes: the modal prefix of a file's recent subjects, level by level, and the
+// MAINTAINERS-and-path fallback on the real 6.1 tree.
+#include "series/maintainers.h"
+#include "series/prefix.h"
+#include "test_repo.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <gtest/gtest.h>
+#include <sstream>
+
+using namespace ksweep::series;
+using namespace ksweep::test;
+
+namespace {
+
+TEST(SubjectTags, SplitsTagsAndSkipsRevertsAndMailPrefixes) {
+    EXPECT_EQ(subject_tags("ACPI: OSL: Use usleep_range() in acpi_os_sleep()"),
+              (std::vector<std::string>{"ACPI", "OSL"}));
+    EXPECT_EQ(subject_tags("[PATCH v2] drm/i915: Fix it"), (std::vector<std::string>{"drm/i915"}));
+    EXPECT_TRUE(subject_tags("Revert \"tpm: Fix it\"").empty());
+    EXPECT_TRUE(subject_tags("Fix the thing").empty());
+    // "Note: " inside a sentence is not a tag: the first part has spaces.
+    EXPECT_TRUE(subject_tags("Make it work again: really").empty());
+}
+
+TEST(ModalPrefix, FirstLevelByCountDeeperLevelsByMajority) {
+    EXPECT_EQ(modal_prefix({"ACPI: OSL: a", "ACPI: OSL: b", "ACPI: c", "PM: d"}), "ACPI: OSL");
+    EXPECT_EQ(modal_prefix({"tpm: tpm_tis: a", "tpm: b", "tpm: c", "tpm: tpm_crb: d"}), "tpm");
+    // Ties go to the most recent subject (the walk returns newest first).
+    EXPECT_EQ(modal_prefix({"tpm: a", "tpm/atmel: b"}), "tpm");
+    EXPECT_EQ(modal_prefix({"Fix a", "Revert \"x: y\""}), std::nullopt);
+}
+
+TEST(HistorySubjects, PathLimitedAndCapped) {
+    LibGit2 lib;
+    TempDir tmp;
+    std::string repo = tmp.path() + "/r";
+    init_repo(repo);
+    write_file(repo + "/a.c", "1\n");
+    write_file(repo + "/b.c", "1\n");
+    git(repo, "add -A");
+    git(repo, "commit -q -m 'base: import'");
+    for (int i = 0; i < 5; ++i) {
+        write_file(repo + "/a.c", std::to_string(i) + "\n");
+        git(repo, "commit -q -am 'a: change " + std::to_string(i) + "'");
+        write_file(repo + "/b.c", std::to_string(i) + "\n");
+        git(repo, "commit -q -am 'b: change " + std::to_string(i) + "'");
+    }
+    git_repository* raw = nullptr;
+    check(git_repository_open(&raw, repo.c_str()), "open");
+    Repository r(raw);
+    git_oid head;
+    check(git_reference_name_to_id(&head, r.get(), "HEAD"), "HEAD");
+    auto subjects = history_subjects(r.get(), head, {"a.c"});
+    ASSERT_EQ(subjects.size(), 5u); // the root commit has no parent to compare with
+    EXPECT_EQ(subjects.front(), "a: change 4");
+    HistoryLimits limits;
+    limits.max_commits = 4;
+    EXPECT_EQ(history_subjects(r.get(), head, {"a.c"}, limits).size(), 2u);
+    limits.max_commits = 1000;
+    limits.max_subjects = 3;
+    EXPECT_EQ(history_subjects(r.get(), head, {"a.c"}, limits).size(), 3u);
+}
+
+std::string tree_6_1() {
+    if (const char* t = std::getenv("KSWEEP_TREE_6_1"))
+        return t;
+    std::istringstream in(read_file(std::string(std::getenv("HOME")) + "/.cache/ksweep/env"));
+    for (std::string line; std::getline(in, line);)
+        if (line.rfind("KSWEEP_TREE_6_1=", 0) == 0)
+            return line.substr(16);
+    return "";
+}
+
+TEST(PrefixFromMaintainers, WhatTheTpmSubsystemWrites) {
+    std::string tree = tree_6_1();
+    if (tree.empty() || !std::filesystem::exists(tree + "/MAINTAINERS"))
+        GTEST_SKIP() << "no 6.1 tree: run scripts/setup.sh";
+    Maintainers m = Maintainers::load(tree);
+    EXPECT_EQ(prefix_from_maintainers(m, "drivers/char/tpm/tpm_i2c_nuvoton.c", "tpm_i2c_nuvoton"),
+              "tpm: tpm_i2c_nuvoton");
+    EXPECT_EQ(prefix_from_maintainers(m, "drivers/char/tpm/tpm-chip.c", "tpm"), "tpm");
+    EXPECT_EQ(prefix_from_maintainers(m, "drivers/char/tpm/st33zp24/st33zp24.c", "tpm_st33zp24"),
+              "tpm: st33zp24");
+}
+
+} // namespace
