@@ -77,6 +77,11 @@ void GuestOutputParser::on_guest(std::string_view rest) {
         report_.phases.emplace_back(rest);
         if (rest == "poweroff")
             report_.powered_off = true;
+    } else if (consume(rest, "tpm0 ")) {
+        int version = 0;
+        auto [end, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), version);
+        if (ec == std::errc())
+            report_.tpm_version = version;
     } else if (consume(rest, "module ")) {
         report_.modules.emplace_back(rest);
     } else if (consume(rest, "error ")) {

@@ -24,6 +24,7 @@ struct GuestReport {
     std::vector<std::string> modules;       // loaded, in order
     std::vector<std::string> errors;        // the guest's own error lines
     std::vector<std::string> dmesg;         // the kernel lines init.sh forwards at the end
+    std::optional<int> tpm_version;         // /dev/tpm0's TPM major version (1 or 2)
     std::optional<std::uint32_t> requested; // "begin n=N"
     std::optional<std::uint32_t> reset_rc;
     std::optional<Sha256Digest> pcr_initial, pcr_final;

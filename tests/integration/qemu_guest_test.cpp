@@ -61,6 +61,7 @@ TEST_F(QemuGuest, BaselineDriverProbesExtendsAndThePcrMatches) {
               report.modules.end());
     EXPECT_TRUE(has_phase(report, "probe"));
     EXPECT_TRUE(has_phase(report, "extend n=8")); // reached only once /dev/tpm0 existed
+    EXPECT_EQ(report.tpm_version, 2);             // probed as tpm2_i2c_nuvoton
     EXPECT_TRUE(report.errors.empty());
     ASSERT_EQ(report.samples.size(), 8u);
     for (const auto& s : report.samples) {

@@ -17,6 +17,8 @@ std::string complete_run() {
                        "ksweep-guest: module virtio_ring.ko\r\n"
                        "ksweep-guest: module tpm_i2c_nuvoton.ko\r\n"
                        "ksweep-guest: phase probe adapter=i2c-0 device=tpm2_i2c_nuvoton\r\n"
+                       "ksweep-guest: phase wait-tpm0\r\n"
+                       "ksweep-guest: tpm0 2\r\n"
                        "ksweep-guest: phase extend n=3\r\n"
                        "ksweep-extend: begin n=3\r\n"
                        "ksweep-extend: reset rc=0x0\r\n"
@@ -45,6 +47,7 @@ TEST(GuestOutput, ReadsACompleteRun) {
     EXPECT_EQ(r.samples[1].ns, 2500000);
     EXPECT_EQ(r.samples[1].rc, 0u);
     EXPECT_EQ(r.requested, 3u);
+    EXPECT_EQ(r.tpm_version, 2);
     EXPECT_EQ(r.reset_rc, 0u);
     ASSERT_TRUE(r.pcr_initial && r.pcr_final);
     EXPECT_EQ(to_hex(*r.pcr_initial), kZero);
