@@ -219,6 +219,27 @@ TEST_F(ValidateRunTest, PatchThatDoesNotApplyFailsL1AndLaterLevelsAreNotRun) {
     EXPECT_EQ(std::system(head.c_str()), 0);
 }
 
+TEST_F(ValidateRunTest, GitRangeIsValidatedFromItsFirstCommit) {
+    run("sed -i 's/return 1/return 5/' drivers/misc/kfoo/kfoo.c && "
+        "git -c user.name=t -c user.email=t@t commit -qam 'misc: kfoo: return 5'");
+    ValidateOptions o = options();
+    o.series_dir.clear();
+    o.git_range = "HEAD~1..HEAD";
+    o.levels = {1, 3};
+    o.work_dir = (root_ / "work").string();
+    ValidationReport r = run_validation(o);
+    ASSERT_TRUE(r.errors.empty()) << r.errors.front();
+    ASSERT_EQ(r.patches.size(), 1u);
+    EXPECT_EQ(r.patches[0].subject, "misc: kfoo: return 5");
+    EXPECT_EQ(r.patches[0].levels[0].status, LevelStatus::passed);
+    EXPECT_EQ(r.series, "HEAD~1..HEAD");
+
+    o.git_range = "HEAD";
+    r = run_validation(o);
+    ASSERT_EQ(r.errors.size(), 1u);
+    EXPECT_NE(r.errors[0].find("A..B"), std::string::npos);
+}
+
 TEST_F(ValidateRunTest, MissingSeriesIsAClearError) {
     ValidateOptions o = options();
     o.series_dir = (root_ / "nowhere").string();

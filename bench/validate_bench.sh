@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# How long `ksweep validate` takes for one patch through all four levels: the historical
+# Nuvoton patch (tpm_i2c_nuvoton.c back in its pre-v4.12 msleep form, fixed by ksweep series),
+# L1 git am, L2 checkpatch.pl, L3 module builds, L4 2+2 QEMU boots. Prints the time per level
+# and the total wall time (goal: under 2 minutes on 2 cores).
+#
+# usage: bench/validate_bench.sh [KSWEEP_BINARY]
+#   EXTENDS=N   extends per boot (default 50)     BOOTS=N   boots per variant (default 2)
+#   COLD=1      empty ksweep's module build caches first (L3/L4 builds are content-cached)
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")/.." && pwd)
+ksweep=${1:-$here/build/src/cli/ksweep}
+extends=${EXTENDS:-50}
+boots=${BOOTS:-2}
+cache=${KSWEEP_CACHE:-$HOME/.cache/ksweep}
+[ -x "$ksweep" ] || { echo "no ksweep binary at $ksweep (make build first)" >&2; exit 2; }
+# shellcheck disable=SC1091
+. "$cache/env"
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# The historical series, made the way tests/integration/validate_test.cpp makes it.
+scratch=$("$ksweep" series -o "$work/unused" "$KSWEEP_TREE_6_1" drivers/char/tpm/tpm_i2c_nuvoton.c \
+          2>&1 | sed -n '/scratch repository/{n;p}')
+base=$(git --git-dir="$scratch" for-each-ref --format='%(objectname)' refs/ksweep/base/)
+git clone -q --shared --no-checkout "$scratch" "$work/linux"
+git -C "$work/linux" config user.name bench
+git -C "$work/linux" config user.email bench@example.org
+git -C "$work/linux" sparse-checkout set --cone drivers/char/tpm
+git -C "$work/linux" checkout -q -b historical "$base"
+f=$work/linux/drivers/char/tpm/tpm_i2c_nuvoton.c
+bash "$here/tests/historical/nuvoton_pre_v4_12.sh" "$f" "$f"
+git -C "$work/linux" commit -q -am "tpm: tpm_i2c_nuvoton: back to msleep() as before v4.12"
+"$ksweep" series -o "$work/series" "$work/linux" drivers/char/tpm/tpm_i2c_nuvoton.c >/dev/null 2>&1
+
+if [ "${COLD:-0}" = 1 ]; then
+    rm -rf "$cache/validate-builds" "$cache/modules" "$cache/initramfs"
+fi
+
+echo "ksweep validate: 1 patch, L1-L4, $boots boots per variant, $extends extends per boot"
+start=$(date +%s.%N)
+status=0
+"$ksweep" validate --series "$work/series" -n "$extends" --boots "$boots" \
+    -o "$work/report" "$work/linux" >"$work/validate.out" 2>"$work/validate.err" || status=$?
+end=$(date +%s.%N)
+
+python3 - "$work/report/report.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+p = r["patches"][0]
+for level in ("L1", "L2", "L3", "L4"):
+    l = p["levels"][level]
+    print(f"  {level}  {l['seconds']:7.1f} s  {l['status']:<14} {l['message'][:90]}")
+for d in p["devices"]:
+    for b in d["boots"]:
+        print(f"      boot {b['variant']:<8} {b['boot']}  {b['wall_seconds']:6.1f} s")
+PY
+printf '  total %7.1f s wall (exit status %d)\n' "$(echo "$end - $start" | bc)" "$status"

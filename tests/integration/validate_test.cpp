@@ -1,0 +1,180 @@
+// ksweep validate end to end on Debian's Linux 6.1 tree, through the ksweep binary:
+// - the drivers/char/tpm series (a scratch repository holds its commits) through L1-L3;
+// - the historical Nuvoton series (6.1's tpm_i2c_nuvoton.c turned back into its pre-v4.12
+//   msleep form, in a git clone) through all four levels in QEMU (label "qemu");
+// - the same series against a device that needs 6 ms between status accesses: the patched
+//   driver breaks it, and the report says which requirement, how often and by which variant.
+#include "../series/test_repo.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <gtest/gtest.h>
+#include <regex>
+#include <sstream>
+
+namespace fs = std::filesystem;
+using namespace ksweep::test;
+
+namespace {
+
+std::string env_value(const char* name) {
+    if (const char* v = std::getenv(name))
+        return v;
+    std::istringstream in(read_file(std::string(std::getenv("HOME")) + "/.cache/ksweep/env"));
+    std::string prefix = std::string(name) + "=";
+    for (std::string line; std::getline(in, line);)
+        if (line.rfind(prefix, 0) == 0)
+            return line.substr(prefix.size());
+    return "";
+}
+
+std::string ksweep(const std::string& args) { return std::string(KSWEEP_BINARY) + " " + args; }
+
+// A value from the report JSON, read with python3's json module (a real parser, so the test
+// also proves the file is valid JSON). `expr` is Python over `r`, the parsed report.
+std::string json_query(const std::string& report, const std::string& expr) {
+    auto r = run("python3 -c " +
+                     quote("import json,sys; r=json.load(open(sys.argv[1])); print(" + expr + ")") +
+                     " " + quote(report),
+                 false);
+    EXPECT_EQ(r.status, 0) << expr;
+    return trim_newline(r.output);
+}
+
+class ValidateOnLinux61 : public ::testing::Test {
+protected:
+    void SetUp() override {
+        tree = env_value("KSWEEP_TREE_6_1");
+        if (tree.empty() || !fs::exists(tree + "/scripts/checkpatch.pl"))
+            GTEST_SKIP() << "no 6.1 tree: run scripts/setup.sh";
+    }
+    std::string tree;
+    TempDir tmp;
+};
+
+TEST_F(ValidateOnLinux61, TpmSeriesPassesL1ToL3AndNamesDriversWithoutDeviceModel) {
+    std::string series = tmp.path() + "/tpm";
+    auto made = run(ksweep("series --signoff 'Test Maintainer <test@example.org>' -o " +
+                           quote(series) + " " + quote(tree) + " drivers/char/tpm"));
+    ASSERT_EQ(made.status, 0) << made.output;
+
+    std::string out = tmp.path() + "/report";
+    auto v = run(ksweep("validate --series " + quote(series) + " --levels 1,2,3,4 -o " +
+                        quote(out) + " " + quote(tree)));
+    EXPECT_EQ(v.status, 0) << v.output;
+    std::string report = out + "/report.json";
+    int patches = std::stoi(json_query(report, "len(r['patches'])"));
+    ASSERT_GE(patches, 1);
+    for (int i = 0; i < patches; ++i) {
+        std::string p = "r['patches'][" + std::to_string(i) + "]";
+        for (const char* level : {"L1", "L2", "L3"})
+            EXPECT_EQ(json_query(report, p + "['levels']['" + level + "']['status']"), "passed")
+                << json_query(report, p + "['subject']") << " " << level << ": "
+                << json_query(report, p + "['levels']['" + level + "']['message']");
+        EXPECT_EQ(json_query(report, p + "['checkpatch']"),
+                  "{'errors': 0, 'warnings': 0, 'checks': 0, 'messages': []}");
+        // None of this series' drivers has a device model: L4 says so rather than passing.
+        EXPECT_EQ(json_query(report, p + "['levels']['L4']['status']"), "not applicable");
+        EXPECT_NE(json_query(report, p + "['levels']['L4']['message']").find("no device model"),
+                  std::string::npos);
+    }
+    EXPECT_FALSE(fs::exists(tree + "/.git")); // the tree was only read
+}
+
+// The historical series: a clone of the tree with the pre-v4.12 driver committed, and the
+// one-patch series `ksweep series` writes for it (see tests/integration/series_tpm_test.cpp).
+class HistoricalNuvoton : public ValidateOnLinux61 {
+protected:
+    void SetUp() override {
+        ValidateOnLinux61::SetUp();
+        if (IsSkipped())
+            return;
+        auto made = run(ksweep("series --signoff 'T <t@example.org>' -o " +
+                               quote(tmp.path() + "/unused") + " " + quote(tree) +
+                               " drivers/char/tpm/tpm_i2c_nuvoton.c"));
+        std::smatch m;
+        ASSERT_TRUE(std::regex_search(made.output, m, std::regex("scratch repository\n(\\S+)")))
+            << made.output;
+        std::string scratch = m[1];
+        std::string base = trim_newline(run("git --git-dir=" + quote(scratch) +
+                                            " for-each-ref --format='%(objectname)' "
+                                            "refs/ksweep/base/").output);
+        ASSERT_EQ(base.size(), 40u) << base;
+        clone = tmp.path() + "/linux";
+        ASSERT_EQ(run("git clone -q --shared --no-checkout " + quote(scratch) + " " + quote(clone))
+                      .status, 0);
+        git(clone, "config user.name T");
+        git(clone, "config user.email t@example.org");
+        git(clone, "sparse-checkout set --cone drivers/char/tpm");
+        git(clone, "checkout -q -b historical " + base);
+        std::string file = clone + "/drivers/char/tpm/tpm_i2c_nuvoton.c";
+        ASSERT_EQ(run("bash " + quote(std::string(KSWEEP_SOURCE_DIR) +
+                                      "/tests/historical/nuvoton_pre_v4_12.sh") +
+                      " " + quote(file) + " " + quote(file)).status, 0);
+        git(clone, "commit -q -am 'tpm: tpm_i2c_nuvoton: back to msleep() as before v4.12'");
+        series = tmp.path() + "/nuvoton";
+        made = run(ksweep("series --signoff 'T <t@example.org>' -o " + quote(series) + " " +
+                          quote(clone) + " drivers/char/tpm/tpm_i2c_nuvoton.c"));
+        ASSERT_EQ(made.status, 0) << made.output;
+    }
+    std::string clone, series;
+};
+
+TEST_F(HistoricalNuvoton, AllFourLevelsPassAndPatchedIsFaster) {
+    std::string out = tmp.path() + "/report";
+    auto v = run(ksweep("validate --series " + quote(series) + " -n 10 --boots 2 -o " +
+                        quote(out) + " " + quote(clone)));
+    EXPECT_EQ(v.status, 0) << v.output;
+    std::string report = out + "/report.json";
+    ASSERT_EQ(json_query(report, "len(r['patches'])"), "1");
+    std::string p = "r['patches'][0]";
+    for (const char* level : {"L1", "L2", "L3", "L4"})
+        EXPECT_EQ(json_query(report, p + "['levels']['" + level + "']['status']"), "passed")
+            << level << ": " << json_query(report, p + "['levels']['" + level + "']['message']");
+    std::string d = p + "['devices'][0]";
+    EXPECT_EQ(json_query(report, d + "['driver']"), "tpm_i2c_nuvoton");
+    // Interleaved boots, every one with its PCR check passed and every extend recorded.
+    EXPECT_EQ(json_query(report, "[b['variant'] for b in " + d + "['boots']]"),
+              "['baseline', 'patched', 'baseline', 'patched']");
+    EXPECT_EQ(json_query(report, "all(b['pcr_passed'] and b['ok'] for b in " + d + "['boots'])"),
+              "True");
+    EXPECT_EQ(json_query(report, "[len(b['samples']) for b in " + d + "['boots']]"),
+              "[10, 10, 10, 10]");
+    EXPECT_EQ(json_query(report, d + "['variants']['patched']['count']"), "20");
+    // msleep(1) sleeps ~12 ms at HZ=250; usleep_range(1000, 1300) ~1.5 ms. Even at N=10 on a
+    // busy host the patched driver is clearly faster (the full run's table is in the report).
+    EXPECT_EQ(json_query(report, d + "['median_ratio'] < 0.8"), "True")
+        << json_query(report, d + "['median_ratio']");
+    EXPECT_TRUE(fs::file_size(out + "/patch-1-tpm_i2c_nuvoton.svg") > 1000);
+    std::string md = read_file(out + "/report.md");
+    EXPECT_NE(md.find("| baseline | 2 | 20 |"), std::string::npos) << md;
+}
+
+TEST_F(HistoricalNuvoton, DeviceThatNeedsTheLongDelayFailsThePatchedDriver) {
+    std::string out = tmp.path() + "/report";
+    std::string profile = std::string(KSWEEP_SOURCE_DIR) + "/qemu/profiles/nuvoton_strict_timing.yaml";
+    auto v = run(ksweep("validate --series " + quote(series) + " --levels 1,4 -n 5 --boots 1 " +
+                        "--profile " + quote(profile) + " -o " + quote(out) + " " + quote(clone)));
+    EXPECT_EQ(v.status, 1) << v.output;
+    std::string report = out + "/report.json";
+    std::string d = "r['patches'][0]['devices'][0]";
+    EXPECT_EQ(json_query(report, "r['patches'][0]['levels']['L4']['status']"), "failed");
+    // The msleep() driver waits long enough; the usleep_range() one does not.
+    EXPECT_EQ(json_query(report, d + "['variants']['baseline']['violations']"), "{}");
+    int broken = std::stoi(json_query(
+        report, "sum(" + d + "['variants']['patched']['violations'].values())"));
+    EXPECT_GT(broken, 0);
+    // The report names the requirement, the count and the variant.
+    std::string md = read_file(out + "/report.md");
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(
+        md, m, std::regex("device requirement violated: patched broke (min_status_gap|"
+                          "min_poll_interval) ([0-9]+) times")))
+        << md;
+    EXPECT_GT(std::stoi(m[2]), 0);
+    EXPECT_NE(md.find("(requirements: min_poll_interval 6000 us min_status_gap 6000 us)"),
+              std::string::npos)
+        << md;
+}
+
+} // namespace
