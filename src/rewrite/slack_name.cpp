@@ -8,11 +8,12 @@ namespace ksweep {
 
 namespace {
 
-// Words that group a register map rather than name the device: FOO_REG_CTRL and
-// FOO_REG_STATUS share FOO_REG, but the device's prefix is FOO.
+// Words that group macros rather than name the device: FOO_REG_CTRL and FOO_REG_STATUS share
+// FOO_REG, but the device's prefix is FOO; DRIVER_NAME and DRIVER_DESC name no device at all.
 bool ends_in_category_word(const std::string& prefix) {
-    static const std::set<std::string> words = {"REG", "REGS", "ADDR", "CMD", "BIT", "MASK",
-                                                "SHIFT", "FLAG", "FLAGS"};
+    static const std::set<std::string> words = {"REG",  "REGS", "ADDR",   "CMD",   "BIT",
+                                                "MASK", "SHIFT", "FLAG",  "FLAGS", "DRIVER",
+                                                "DRV",  "MODULE"};
     const size_t at = prefix.find_last_of('_');
     return words.count(at == std::string::npos ? prefix : prefix.substr(at + 1)) > 0;
 }

@@ -140,6 +140,7 @@ TEST(FixSlackName, PrefixSharedByMostNames) {
                                    "TPM_CR50_I2C_RETRY_DELAY_LO", "TPM_CR50_I2C_RETRY_DELAY_HI"}),
               "TPM_CR50");
     EXPECT_EQ(shared_macro_prefix({"FOO_REG_CTRL", "FOO_REG_STATUS"}), "FOO"); // not FOO_REG
+    EXPECT_EQ(shared_macro_prefix({"DRIVER_SHORT", "DRIVER_AUTHOR", "DRIVER_DESC"}), "");
     EXPECT_EQ(shared_macro_prefix({"ALONE_DELAY"}), "");
     EXPECT_EQ(file_name_prefix("drivers/char/tpm/tpm_i2c_nuvoton.c"), "TPM_I2C_NUVOTON");
     EXPECT_EQ(file_name_prefix("drivers/iio/adc/ad7091r-base.c"), "AD7091R_BASE");
