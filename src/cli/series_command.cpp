@@ -22,7 +22,8 @@ void print_result(const series::SeriesResult& r) {
         std::fprintf(stderr, "ksweep series: warning: %s\n", w.c_str());
     if (r.scratch)
         std::printf("The tree is not a git repository: commits are in the scratch repository\n"
-                    "%s\n", r.repository.c_str());
+                    "%s\n",
+                    r.repository.c_str());
     if (r.series.size() > 1)
         std::printf("More patches than one series should carry: split into %zu series.\n",
                     r.series.size());
@@ -39,8 +40,8 @@ void print_result(const series::SeriesResult& r) {
 } // namespace
 
 int series_command(int argc, char** argv) {
-    std::string rule_path = default_rule_path(), out_dir, group = "driver", signoff, report,
-                branch, build_dir, cache_dir;
+    std::string rule_path = default_rule_path(), out_dir, group = "driver", signoff, report, branch,
+                build_dir, cache_dir;
     int reroll = 0, jobs = 2;
     bool force = false, no_thread = false;
     std::vector<std::string> positionals;
@@ -94,8 +95,8 @@ int series_command(int argc, char** argv) {
         progress.finish();
         FixResult fix = plan_fixes(rule, scan, found);
         for (const auto& s : fix.skipped)
-            std::fprintf(stderr, "ksweep series: left alone: %s:%u: %s\n",
-                         s.finding.file.c_str(), s.finding.line, s.reason.c_str());
+            std::fprintf(stderr, "ksweep series: left alone: %s:%u: %s\n", s.finding.file.c_str(),
+                         s.finding.line, s.reason.c_str());
         if (fix.files.empty()) {
             std::printf("Nothing to fix under the given paths: no series written.\n");
             return 0;

@@ -6,8 +6,8 @@ int check(int rc, const char* what) {
     if (rc >= 0)
         return rc;
     const git_error* e = git_error_last();
-    throw GitError(std::string(what) + ": " + (e && e->message ? e->message : "libgit2 error " +
-                                                                     std::to_string(rc)));
+    throw GitError(std::string(what) + ": " +
+                   (e && e->message ? e->message : "libgit2 error " + std::to_string(rc)));
 }
 
 std::string oid_hex(const git_oid& id) {

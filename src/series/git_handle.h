@@ -3,7 +3,6 @@
 #pragma once
 
 #include <git2.h>
-
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -20,7 +19,7 @@ int check(int rc, const char* what);
 
 // Keeps libgit2 initialised for as long as one of these lives.
 class LibGit2 {
-public:
+  public:
     LibGit2() { git_libgit2_init(); }
     ~LibGit2() { git_libgit2_shutdown(); }
     LibGit2(const LibGit2&) = delete;

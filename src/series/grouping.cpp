@@ -76,8 +76,8 @@ Makefile read_makefile(const std::string& dir) {
                 continue;
             std::string owner = lhs.substr(0, dash);
             std::string kind = lhs.substr(dash + 1);
-            bool member_list = kind == "y" || kind == "objs" || kind == "m" ||
-                               kind.rfind("$(CONFIG_", 0) == 0;
+            bool member_list =
+                kind == "y" || kind == "objs" || kind == "m" || kind.rfind("$(CONFIG_", 0) == 0;
             if (!member_list)
                 continue;
             if (owner == "obj") {
@@ -151,8 +151,12 @@ std::vector<PatchGroup> group_files(const std::string& tree, const std::vector<s
         const std::string& f = files[i];
         PatchGroup g;
         switch (by) {
-        case GroupBy::File: g.key = "file " + f; break;
-        case GroupBy::Dir: g.key = "dir " + dir_of(f); break;
+        case GroupBy::File:
+            g.key = "file " + f;
+            break;
+        case GroupBy::Dir:
+            g.key = "dir " + dir_of(f);
+            break;
         case GroupBy::Maintainer: {
             auto sections = maintainers ? maintainers->sections_for(f)
                                         : std::vector<const MaintainerSection*>{};

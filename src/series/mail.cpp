@@ -69,8 +69,8 @@ void fold_subject(std::string* mail) {
     if (text == std::string::npos || text > end)
         return;
     text += 2;
-    std::string folded = git_wrap(mail->substr(text, end - text),
-                                  -static_cast<int>(text - start), 1, 78);
+    std::string folded =
+        git_wrap(mail->substr(text, end - text), -static_cast<int>(text - start), 1, 78);
     mail->replace(text, end - text, folded);
 }
 
@@ -156,8 +156,8 @@ std::string format_patch_mail(git_repository* repo, git_commit* commit, const Ma
     if (!opts.message_id.empty()) {
         std::string thread = "Message-Id: <" + opts.message_id + ">\n";
         if (!opts.in_reply_to.empty())
-            thread += "In-Reply-To: <" + opts.in_reply_to + ">\nReferences: <" +
-                      opts.in_reply_to + ">\n";
+            thread +=
+                "In-Reply-To: <" + opts.in_reply_to + ">\nReferences: <" + opts.in_reply_to + ">\n";
         mail.insert(line_end(mail, 0), thread);
     }
     return mail;

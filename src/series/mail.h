@@ -14,9 +14,9 @@
 namespace ksweep::series {
 
 struct MailOptions {
-    size_t number = 1;  // M of M/N
-    size_t total = 1;   // N; 1 without a cover letter writes no numbers
-    int reroll = 0;     // vN; 0 or 1: none, as for a first posting
+    size_t number = 1; // M of M/N
+    size_t total = 1;  // N; 1 without a cover letter writes no numbers
+    int reroll = 0;    // vN; 0 or 1: none, as for a first posting
     std::vector<std::string> to, cc;
     std::string message_id;  // without <>; empty: no threading headers
     std::string in_reply_to; // the cover letter's id, shallow threading like git --thread

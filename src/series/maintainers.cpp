@@ -1,14 +1,13 @@
 #include "series/maintainers.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
-#include <pcre2.h>
-
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <optional>
+#include <pcre2.h>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -20,7 +19,7 @@ namespace {
 // A compiled Perl-compatible regex: get_maintainer.pl's patterns are Perl regexes, so PCRE2
 // (not std::regex) gives the same answers.
 class Regex {
-public:
+  public:
     Regex(const std::string& pattern, uint32_t options) {
         int err = 0;
         PCRE2_SIZE offset = 0;
@@ -29,12 +28,14 @@ public:
         if (!code_) {
             PCRE2_UCHAR msg[256];
             pcre2_get_error_message(err, msg, sizeof msg);
-            throw std::runtime_error("MAINTAINERS: pattern '" + pattern + "': " +
-                                     reinterpret_cast<char*>(msg));
+            throw std::runtime_error("MAINTAINERS: pattern '" + pattern +
+                                     "': " + reinterpret_cast<char*>(msg));
         }
         data_ = pcre2_match_data_create_from_pattern(code_, nullptr);
     }
-    Regex(Regex&& o) noexcept : code_(o.code_), data_(o.data_) { o.code_ = nullptr, o.data_ = nullptr; }
+    Regex(Regex&& o) noexcept : code_(o.code_), data_(o.data_) {
+        o.code_ = nullptr, o.data_ = nullptr;
+    }
     Regex(const Regex&) = delete;
     ~Regex() {
         pcre2_match_data_free(data_);
@@ -42,8 +43,8 @@ public:
     }
     // Captured groups 1..n of the first match, or nullopt.
     std::optional<std::vector<std::string>> match(const std::string& subject) const {
-        int rc = pcre2_match(code_, reinterpret_cast<PCRE2_SPTR>(subject.data()), subject.size(),
-                             0, 0, data_, nullptr);
+        int rc = pcre2_match(code_, reinterpret_cast<PCRE2_SPTR>(subject.data()), subject.size(), 0,
+                             0, data_, nullptr);
         if (rc < 0)
             return std::nullopt;
         PCRE2_SIZE* ov = pcre2_get_ovector_pointer(data_);
@@ -59,7 +60,7 @@ public:
                            0, data_, nullptr) >= 0;
     }
 
-private:
+  private:
     pcre2_code* code_ = nullptr;
     pcre2_match_data* data_ = nullptr;
 };
@@ -67,7 +68,7 @@ private:
 // One "X: value" line of a section.
 struct Entry {
     char type;
-    std::string value;      // as get_maintainer.pl keeps it (F:/X: converted to a regex)
+    std::string value;       // as get_maintainer.pl keeps it (F:/X: converted to a regex)
     std::optional<Regex> re; // F/X anchored at the start, N and K with /x
 };
 
@@ -76,7 +77,9 @@ struct Section {
     std::vector<Entry> entries;
 };
 
-size_t count_slashes(const std::string& s) { return std::count(s.begin(), s.end(), '/'); }
+size_t count_slashes(const std::string& s) {
+    return std::count(s.begin(), s.end(), '/');
+}
 
 std::string trim(const std::string& s) {
     size_t b = s.find_first_not_of(" \t\r\n");
@@ -331,8 +334,8 @@ Maintainers Maintainers::load(const std::string& tree) {
     for (std::string line; std::getline(in, line);) {
         if (!line.empty() && line.back() == '\r')
             line.pop_back();
-        bool typed = line.size() >= 2 && std::isupper(static_cast<unsigned char>(line[0])) &&
-                     line[1] == ':';
+        bool typed =
+            line.size() >= 2 && std::isupper(static_cast<unsigned char>(line[0])) && line[1] == ':';
         if (!typed) {
             // Blank lines and comments are skipped; any other line names a new section.
             if (trim(line).empty() || trim(line)[0] == '#')
@@ -358,11 +361,20 @@ Maintainers Maintainers::load(const std::string& tree) {
         case 'K':
             e.re.emplace(e.value, PCRE2_EXTENDED);
             break;
-        case 'M': current->info.maintainers.push_back(e.value); break;
-        case 'R': current->info.reviewers.push_back(e.value); break;
-        case 'L': current->info.lists.push_back(e.value); break;
-        case 'S': current->info.status = e.value; break;
-        default: break;
+        case 'M':
+            current->info.maintainers.push_back(e.value);
+            break;
+        case 'R':
+            current->info.reviewers.push_back(e.value);
+            break;
+        case 'L':
+            current->info.lists.push_back(e.value);
+            break;
+        case 'S':
+            current->info.status = e.value;
+            break;
+        default:
+            break;
         }
         current->entries.push_back(std::move(e));
     }
@@ -372,7 +384,9 @@ Maintainers Maintainers::load(const std::string& tree) {
     return Maintainers(std::move(impl));
 }
 
-size_t Maintainers::section_count() const { return impl_->sections.size(); }
+size_t Maintainers::section_count() const {
+    return impl_->sections.size();
+}
 
 std::vector<const MaintainerSection*> Maintainers::sections_for(const std::string& path) const {
     std::vector<const MaintainerSection*> out;

@@ -21,12 +21,12 @@ struct Recipients {
 };
 
 struct MaintainerSection {
-    std::string name;                     // "TPM DEVICE DRIVER"
-    std::vector<std::string> maintainers; // M: lines as written
-    std::vector<std::string> reviewers;   // R:
-    std::vector<std::string> lists;       // L: (address and note)
+    std::string name;                       // "TPM DEVICE DRIVER"
+    std::vector<std::string> maintainers;   // M: lines as written
+    std::vector<std::string> reviewers;     // R:
+    std::vector<std::string> lists;         // L: (address and note)
     std::vector<std::string> file_patterns; // F: as written, "drivers/char/tpm/"
-    std::string status;                   // S:
+    std::string status;                     // S:
 };
 
 // A file of the tree and the text K: patterns are matched against.
@@ -36,7 +36,7 @@ struct FileForLookup {
 };
 
 class Maintainers {
-public:
+  public:
     // Reads <tree>/MAINTAINERS and <tree>/.mailmap; throws std::runtime_error when MAINTAINERS
     // is missing or a pattern does not compile.
     static Maintainers load(const std::string& tree);
@@ -52,7 +52,7 @@ public:
 
     size_t section_count() const;
 
-private:
+  private:
     struct Impl;
     explicit Maintainers(std::unique_ptr<Impl> impl);
     std::unique_ptr<Impl> impl_;

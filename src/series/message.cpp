@@ -23,7 +23,9 @@ std::string fmt_ms(double ms) {
     return buf;
 }
 
-std::string base_name(const std::string& path) { return path.substr(path.rfind('/') + 1); }
+std::string base_name(const std::string& path) {
+    return path.substr(path.rfind('/') + 1);
+}
 
 std::string callee_list(const Rule& rule) {
     std::string out;
@@ -78,7 +80,8 @@ std::string slack_sentence(const MessageContext& ctx) {
     switch (slack.policy) {
     case SlackPolicy::Fixed:
         return "Each range allows a fixed " + std::to_string(slack.fixed_us) + " us of slack" +
-               name + ", far below what msleep() oversleeps and enough for the hrtimer to "
+               name +
+               ", far below what msleep() oversleeps and enough for the hrtimer to "
                "coalesce wakeups.";
     case SlackPolicy::Percent:
         return "Each range allows " + std::to_string(slack.percent) + "% of the sleep as slack" +

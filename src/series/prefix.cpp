@@ -153,7 +153,8 @@ std::string prefix_from_maintainers(const Maintainers& maintainers, const std::s
     // The driver inside the subsystem: its own subdirectory, else its module, else the file.
     std::string driver;
     if (dir.size() > section_dir.size())
-        driver = last_component(dir.substr(0, section_dir.size() + dir.substr(section_dir.size()).find('/')));
+        driver = last_component(
+            dir.substr(0, section_dir.size() + dir.substr(section_dir.size()).find('/')));
     else if (!module.empty())
         driver = module;
     else

@@ -74,8 +74,9 @@ ValidationReport parse_report(const std::string& text, const std::string& path) 
     if (!root.IsMap())
         fail(path, root, "a report must be a JSON object");
     if (optional_field<std::string>(path, root, "format", "a string") != "ksweep-validate-report")
-        fail(path, root, "not a ksweep validate report (\"format\" is not "
-                         "\"ksweep-validate-report\")");
+        fail(path, root,
+             "not a ksweep validate report (\"format\" is not "
+             "\"ksweep-validate-report\")");
     ValidationReport r;
     r.kernel_release = optional_field<std::string>(path, root, "kernel_release", "a string");
     r.config_hz = optional_field<int>(path, root, "config_hz", "an integer");
@@ -87,15 +88,15 @@ ValidationReport parse_report(const std::string& text, const std::string& path) 
         if (!node.IsMap())
             fail(path, node, "each entry of 'patches' must be an object");
         PatchMeasurement m;
-        m.files = optional_field<std::vector<std::string>>(path, node, "files",
-                                                           "an array of paths");
+        m.files =
+            optional_field<std::vector<std::string>>(path, node, "files", "an array of paths");
         m.subject = optional_field<std::string>(path, node, "subject", "a string");
         m.passed = optional_field<bool>(path, node, "passed", "true or false");
         if (const YAML::Node levels = node["levels"]; levels && levels.IsMap())
             for (const auto& kv : levels)
-                m.levels.emplace_back(kv.first.as<std::string>(),
-                                      optional_field<std::string>(path, kv.second, "status",
-                                                                  "a string"));
+                m.levels.emplace_back(
+                    kv.first.as<std::string>(),
+                    optional_field<std::string>(path, kv.second, "status", "a string"));
         std::sort(m.levels.begin(), m.levels.end());
         if (const YAML::Node devices = node["devices"]; devices && devices.IsSequence())
             for (const auto& d : devices)

@@ -19,7 +19,7 @@ struct PatchMeasurement {
     // L4: the first device model that ran for the patch (measured false when none did).
     bool measured = false;
     std::string driver;
-    int extends = 0;                  // TPM2_PCR_Extend commands per boot
+    int extends = 0; // TPM2_PCR_Extend commands per boot
     int baseline_boots = 0, patched_boots = 0;
     double baseline_median_us = 0, patched_median_us = 0;
 };

@@ -17,10 +17,10 @@ namespace ksweep::series {
 
 struct SeriesRepo {
     Repository repo;
-    git_oid base{};        // the commit the series starts from
+    git_oid base{};          // the commit the series starts from
     std::string tree_prefix; // the tree's path inside the repository ("" or "sub/dir/")
-    bool scratch = false;  // true: a scratch repository made for a tree outside git
-    std::string git_dir;   // where the repository lives
+    bool scratch = false;    // true: a scratch repository made for a tree outside git
+    std::string git_dir;     // where the repository lives
 };
 
 struct ScratchStats {

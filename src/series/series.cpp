@@ -28,8 +28,7 @@ int configured_abbrev(git_repository* repo) {
         return 12;
     Config config(raw);
     int32_t value = 0;
-    if (git_config_get_int32(&value, config.get(), "core.abbrev") == 0 && value >= 4 &&
-        value <= 40)
+    if (git_config_get_int32(&value, config.get(), "core.abbrev") == 0 && value >= 4 && value <= 40)
         return value;
     return 12;
 }
@@ -111,9 +110,9 @@ git_oid commit_group(git_repository* repo, const git_oid& parent_id,
     for (size_t i = 0; i < updates.size(); ++i)
         updates[i].path = paths[i].c_str();
     git_oid tree_id;
-    check(git_tree_create_updated(&tree_id, repo, parent_tree.get(), updates.size(),
-                                  updates.data()),
-          "git_tree_create_updated");
+    check(
+        git_tree_create_updated(&tree_id, repo, parent_tree.get(), updates.size(), updates.data()),
+        "git_tree_create_updated");
     git_tree* raw_tree = nullptr;
     check(git_tree_lookup(&raw_tree, repo, &tree_id), "git_tree_lookup");
     Tree tree(raw_tree);
@@ -167,8 +166,8 @@ std::string first_tag(const std::string& subject) {
 }
 
 std::string cover_blurb(const Rule& rule, const std::vector<PlannedPatch>& patches,
-                        const MessageContext& all, const ValidationReport& report,
-                        size_t part, size_t parts) {
+                        const MessageContext& all, const ValidationReport& report, size_t part,
+                        size_t parts) {
     size_t sites = 0;
     for (const auto& p : patches)
         for (const auto* f : p.files)
@@ -180,15 +179,17 @@ std::string cover_blurb(const Rule& rule, const std::vector<PlannedPatch>& patch
     text += "This series converts " + std::to_string(sites) + " call site" +
             (sites == 1 ? "" : "s") + " in " + std::to_string(patches.size()) + " driver" +
             (patches.size() == 1 ? "" : "s") + " to " + target + "(), one patch per driver. " +
-            "At HZ=" + std::to_string(all.hz) + " a jiffy is " + jiffy + " ms and msleep() rounds every sleep up to whole jiffies and then to the timer "
-            "wheel's granularity, so the sleeps below " + std::to_string(rule.threshold_ms) +
+            "At HZ=" + std::to_string(all.hz) + " a jiffy is " + jiffy +
+            " ms and msleep() rounds every sleep up to whole jiffies and then to the timer "
+            "wheel's granularity, so the sleeps below " +
+            std::to_string(rule.threshold_ms) +
             " ms here last several times what they ask for; each patch lists its call sites "
             "with the real sleep predicted for them.\n\n";
     if (parts > 1)
         text += "This is part " + std::to_string(part) + " of " + std::to_string(parts) +
                 ": the change touches more drivers than one posting should carry, so it is "
-                "split into series of at most " + std::to_string(patches.size()) +
-                " patches.\n\n";
+                "split into series of at most " +
+                std::to_string(patches.size()) + " patches.\n\n";
     if (!report.patches.empty()) {
         text += std::string("Validation (ksweep validate: L1 git am, L2 checkpatch.pl --strict, "
                             "L3 module build, L4 QEMU boot with an emulated device): ") +
@@ -211,9 +212,9 @@ std::string cover_blurb(const Rule& rule, const std::vector<PlannedPatch>& patch
 }
 
 std::string cover_letter(const WrittenSeries& ws, const std::vector<PlannedPatch>& patches,
-                         const std::string& subject, const std::string& blurb,
-                         const Identity& who, const SeriesOptions& opts, long long now,
-                         const std::string& message_id, const std::string& stats) {
+                         const std::string& subject, const std::string& blurb, const Identity& who,
+                         const SeriesOptions& opts, long long now, const std::string& message_id,
+                         const std::string& stats) {
     std::string mail = "From " + oid_hex(patches.back().commit) + " Mon Sep 17 00:00:00 2001\n";
     if (!message_id.empty())
         mail += "Message-Id: <" + message_id + ">\n";
@@ -271,8 +272,8 @@ SeriesResult write_series(const Rule& rule, const FixResult& fix, const SeriesOp
     if (!opts.report.empty())
         report = load_report(opts.report);
     Maintainers maintainers = Maintainers::load(opts.tree);
-    SeriesRepo repo = open_series_repo(opts.tree, opts.cache_dir.empty() ? default_cache_dir()
-                                                                         : opts.cache_dir);
+    SeriesRepo repo =
+        open_series_repo(opts.tree, opts.cache_dir.empty() ? default_cache_dir() : opts.cache_dir);
     Identity who = identity_from(opts.signoff, repo.repo.get());
     git_signature* raw_sig = nullptr;
     check(git_signature_new(&raw_sig, who.name.c_str(), who.email.c_str(), now, 0),
@@ -296,7 +297,7 @@ SeriesResult write_series(const Rule& rule, const FixResult& fix, const SeriesOp
             result.warnings.push_back(f.file + ": not in the base commit; left out");
         else if (committed != f.original)
             result.warnings.push_back(f.file + ": differs from the base commit (uncommitted "
-                                      "changes?); left out");
+                                               "changes?); left out");
         else
             usable.push_back(&f);
     }
@@ -309,8 +310,8 @@ SeriesResult write_series(const Rule& rule, const FixResult& fix, const SeriesOp
     auto groups = group_files(opts.tree, paths, opts.group, &maintainers);
     const size_t parts = (groups.size() + opts.max_patches - 1) / opts.max_patches;
 
-    std::string branch = opts.branch.empty() ? "ksweep/" + rule.name + "-" + yyyymmdd(now)
-                                             : opts.branch;
+    std::string branch =
+        opts.branch.empty() ? "ksweep/" + rule.name + "-" + yyyymmdd(now) : opts.branch;
     std::string out_dir = opts.out_dir.empty() ? "patches/" + branch : opts.out_dir;
     auto part_name = [&](const std::string& s, size_t k) {
         return parts == 1 ? s : s + "-" + std::to_string(k);
@@ -337,8 +338,8 @@ SeriesResult write_series(const Rule& rule, const FixResult& fix, const SeriesOp
                 repo_paths.push_back(repo.tree_prefix + usable[i]->file);
                 names.push_back(usable[i]->file);
             }
-            MessageContext ctx{&rule, p.files, fix.scan.hz, fix.scan.kernel,
-                               report.for_files(names), &report};
+            MessageContext ctx{
+                &rule, p.files, fix.scan.hz, fix.scan.kernel, report.for_files(names), &report};
             std::optional<std::string> prefix;
             if (!repo.scratch)
                 prefix = modal_prefix(history_subjects(repo.repo.get(), repo.base, repo_paths));
@@ -346,8 +347,8 @@ SeriesResult write_series(const Rule& rule, const FixResult& fix, const SeriesOp
                 prefix = prefix_from_maintainers(maintainers, names.front(), p.module);
             std::string summary = summary_from_template(ctx);
             p.subject = full_summary(*prefix, summary);
-            std::string label = p.module.empty() ? fs::path(names.front()).stem().string()
-                                                 : p.module;
+            std::string label =
+                p.module.empty() ? fs::path(names.front()).stem().string() : p.module;
             if (subjects.count(p.subject))
                 p.subject = full_summary(*prefix, summary + " in " + label);
             for (int n = 2; subjects.count(p.subject); ++n)
@@ -387,8 +388,8 @@ SeriesResult write_series(const Rule& rule, const FixResult& fix, const SeriesOp
             });
             std::string subject = full_summary(shared ? tag : "", summary_from_template(all));
             std::string text = cover_letter(
-                ws, patches, subject, cover_blurb(rule, patches, all, report, k, parts), who,
-                opts, now, cover_id, diffstat(repo.repo.get(), repo.base, patches.back().commit));
+                ws, patches, subject, cover_blurb(rule, patches, all, report, k, parts), who, opts,
+                now, cover_id, diffstat(repo.repo.get(), repo.base, patches.back().commit));
             std::string file = ws.dir + "/" + patch_file_name(0, "cover-letter", opts.reroll);
             write_text(file, text);
             ws.files.push_back(file);

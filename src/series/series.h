@@ -17,25 +17,25 @@
 namespace ksweep::series {
 
 struct SeriesOptions {
-    std::string tree;       // the kernel tree the fix was made in
-    std::string out_dir;    // empty: patches/<branch>
-    bool force = false;     // write into a non-empty out_dir (its *.patch files are replaced)
-    int reroll = 0;         // -v N
+    std::string tree;    // the kernel tree the fix was made in
+    std::string out_dir; // empty: patches/<branch>
+    bool force = false;  // write into a non-empty out_dir (its *.patch files are replaced)
+    int reroll = 0;      // -v N
     GroupBy group = GroupBy::Driver;
-    std::string signoff;    // "Name <mail>"; empty: git config user.name/user.email
-    std::string report;     // validation report JSON; empty: none
-    std::string branch;     // empty: ksweep/<rule>-<YYYYMMDD>
-    std::string cache_dir;  // scratch repositories; empty: default_cache_dir()
-    std::string signature;  // after "-- "; empty: "ksweep <version>"
+    std::string signoff;   // "Name <mail>"; empty: git config user.name/user.email
+    std::string report;    // validation report JSON; empty: none
+    std::string branch;    // empty: ksweep/<rule>-<YYYYMMDD>
+    std::string cache_dir; // scratch repositories; empty: default_cache_dir()
+    std::string signature; // after "-- "; empty: "ksweep <version>"
     size_t max_patches = 15;
-    bool thread = true;     // Message-Id / In-Reply-To like git format-patch --thread
-    long long now = 0;      // seconds since the epoch; 0: the current time (tests pin it)
+    bool thread = true; // Message-Id / In-Reply-To like git format-patch --thread
+    long long now = 0;  // seconds since the epoch; 0: the current time (tests pin it)
 };
 
 struct WrittenSeries {
     std::string branch;
     std::string dir;
-    std::string base; // base commit, hex
+    std::string base;                  // base commit, hex
     std::vector<std::string> files;    // mail files written, cover letter first
     std::vector<std::string> subjects; // patch subjects without the [PATCH] part
     std::vector<std::string> to, cc;   // the cover letter's recipients

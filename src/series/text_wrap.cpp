@@ -8,10 +8,14 @@ namespace ksweep::series {
 
 namespace {
 
-bool is_space(char c) { return std::isspace(static_cast<unsigned char>(c)); }
+bool is_space(char c) {
+    return std::isspace(static_cast<unsigned char>(c));
+}
 
 // Display columns of one UTF-8 byte: continuation bytes take none.
-int byte_width(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80 ? 0 : 1; }
+int byte_width(char c) {
+    return (static_cast<unsigned char>(c) & 0xC0) == 0x80 ? 0 : 1;
+}
 
 } // namespace
 

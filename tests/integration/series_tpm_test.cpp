@@ -31,8 +31,8 @@ std::string tree_6_1() {
 struct Mail {
     std::string path;
     std::string text;
-    std::vector<std::string> files;      // diff --git a/X
-    std::set<std::string> recipients;    // To and Cc
+    std::vector<std::string> files;   // diff --git a/X
+    std::set<std::string> recipients; // To and Cc
 };
 
 Mail read_mail(const std::string& path) {
@@ -65,9 +65,11 @@ std::vector<Mail> mails_in(const std::string& dir) {
     return out;
 }
 
-std::set<std::string> get_maintainer(const std::string& tree, const std::vector<std::string>& files) {
-    std::string cmd = "cd " + quote(tree) +
-                      " && perl scripts/get_maintainer.pl --nogit --nogit-fallback --norolestats -f";
+std::set<std::string> get_maintainer(const std::string& tree,
+                                     const std::vector<std::string>& files) {
+    std::string cmd =
+        "cd " + quote(tree) +
+        " && perl scripts/get_maintainer.pl --nogit --nogit-fallback --norolestats -f";
     for (const auto& f : files)
         cmd += " " + quote(f);
     auto r = run(cmd, false);
@@ -83,13 +85,15 @@ std::set<std::string> get_maintainer(const std::string& tree, const std::vector<
 void expect_checkpatch_clean(const std::string& tree, const Mail& m) {
     auto r = run("cd " + quote(tree) + " && perl scripts/checkpatch.pl --strict " + quote(m.path));
     EXPECT_NE(r.output.find("total: 0 errors, 0 warnings, 0 checks"), std::string::npos)
-        << m.path << "\n" << r.output;
+        << m.path << "\n"
+        << r.output;
 }
 
 // A sparse clone of `repo` at `commit` with drivers/char/tpm checked out, for git am.
 std::string sparse_clone(const std::string& repo, const std::string& commit,
                          const std::string& into) {
-    EXPECT_EQ(run("git clone -q --shared --no-checkout " + quote(repo) + " " + quote(into)).status, 0);
+    EXPECT_EQ(run("git clone -q --shared --no-checkout " + quote(repo) + " " + quote(into)).status,
+              0);
     git(into, "config user.name 'Test Maintainer'");
     git(into, "config user.email test@example.org");
     git(into, "sparse-checkout set --cone drivers/char/tpm include/linux");
@@ -98,8 +102,10 @@ std::string sparse_clone(const std::string& repo, const std::string& commit,
 }
 
 std::string ksweep(const std::string& args) {
-    auto r = run(std::string(KSWEEP_BINARY) + " series --signoff 'Test Maintainer "
-                 "<test@example.org>' " + args);
+    auto r = run(std::string(KSWEEP_BINARY) +
+                 " series --signoff 'Test Maintainer "
+                 "<test@example.org>' " +
+                 args);
     EXPECT_EQ(r.status, 0) << args << "\n" << r.output;
     return r.output;
 }
@@ -107,7 +113,7 @@ std::string ksweep(const std::string& args) {
 // One run of `ksweep series TREE drivers/char/tpm` shared by the tests (it scans with clang
 // and, the first time, snapshots the 70k-file tree into the scratch repository).
 class SeriesOnLinux61 : public ::testing::Test {
-protected:
+  protected:
     static void SetUpTestSuite() {
         tree = tree_6_1();
         if (tree.empty() || !fs::exists(tree + "/MAINTAINERS"))
@@ -149,8 +155,8 @@ TEST_F(SeriesOnLinux61, TpmSeriesAppliesPassesCheckpatchAndGoesToTheMaintainers)
     ASSERT_GE(mails.size(), 2u) << log;
     bool cover = mails.size() > 2;
     std::smatch m;
-    ASSERT_TRUE(std::regex_search(mails.front().text, m,
-                                  std::regex("\nbase-commit: ([0-9a-f]{40})\n")));
+    ASSERT_TRUE(
+        std::regex_search(mails.front().text, m, std::regex("\nbase-commit: ([0-9a-f]{40})\n")));
     std::string base = m[1];
 
     std::string clone = sparse_clone(scratch, base, tmp.path() + "/clone");
@@ -174,14 +180,17 @@ TEST_F(SeriesOnLinux61, HistoricalNuvotonSeriesAppliesAndPassesCheckpatch) {
     // A git clone of the snapshot with tpm_i2c_nuvoton.c as it was before v4.12.
     std::string snapshot = trim_newline(run("git --git-dir=" + quote(scratch) +
                                             " for-each-ref --format='%(objectname)' "
-                                            "refs/ksweep/base/").output);
+                                            "refs/ksweep/base/")
+                                            .output);
     ASSERT_EQ(snapshot.size(), 40u) << snapshot;
     std::string clone = sparse_clone(scratch, snapshot, tmp.path() + "/linux");
     git(clone, "checkout -q -b work");
     std::string file = clone + "/drivers/char/tpm/tpm_i2c_nuvoton.c";
-    ASSERT_EQ(run("bash " + quote(std::string(KSWEEP_SOURCE_DIR) +
-                                  "/tests/historical/nuvoton_pre_v4_12.sh") +
-                  " " + quote(file) + " " + quote(file)).status, 0);
+    ASSERT_EQ(run("bash " +
+                  quote(std::string(KSWEEP_SOURCE_DIR) + "/tests/historical/nuvoton_pre_v4_12.sh") +
+                  " " + quote(file) + " " + quote(file))
+                  .status,
+              0);
     git(clone, "commit -q -am 'tpm: tpm_i2c_nuvoton: Go back to msleep() as before v4.12'");
     std::string before = git(clone, "rev-parse HEAD") + git(clone, "status --porcelain");
 

@@ -15,7 +15,7 @@ namespace {
 constexpr const char* kSignature = "ksweep test";
 
 class FormatPatchTest : public ::testing::Test {
-protected:
+  protected:
     void SetUp() override {
         repo_dir = tmp.path() + "/repo";
         init_repo(repo_dir);
@@ -58,8 +58,8 @@ protected:
     // Runs git format-patch into a fresh directory; returns its files in order.
     std::vector<std::string> git_format_patch(const std::string& args) {
         std::string out = tmp.path() + "/git-out-" + std::to_string(++runs);
-        git(repo_dir, "format-patch -q -o " + quote(out) + " --signature=" + quote(kSignature) +
-                          " " + args);
+        git(repo_dir,
+            "format-patch -q -o " + quote(out) + " --signature=" + quote(kSignature) + " " + args);
         std::vector<std::string> files;
         for (const auto& e : std::filesystem::directory_iterator(out))
             files.push_back(e.path().string());
@@ -97,8 +97,7 @@ TEST_F(FormatPatchTest, NumberedSeriesWithRerollToCcAndBaseMatchesGit) {
         if (i == 0)
             opts.base_commit = base; // without a cover letter git puts it in the first mail
         Commit c = commit_at("HEAD~" + std::to_string(2 - i));
-        EXPECT_EQ(format_patch_mail(repo.get(), c.get(), opts), read_file(files[i]))
-            << files[i];
+        EXPECT_EQ(format_patch_mail(repo.get(), c.get(), opts), read_file(files[i])) << files[i];
         EXPECT_EQ(patch_file_name(i + 1, git_commit_summary(c.get()), 3),
                   std::filesystem::path(files[i]).filename().string());
     }

@@ -10,7 +10,7 @@ using namespace ksweep::test;
 namespace {
 
 class GroupingTest : public ::testing::Test {
-protected:
+  protected:
     void SetUp() override {
         tree = tmp.path();
         write_file(tree + "/drivers/char/tpm/Makefile",
@@ -42,25 +42,23 @@ TEST_F(GroupingTest, ModuleOfReadsObjAndCompositeLines) {
     };
     EXPECT_EQ(mod("drivers/char/tpm/tpm-chip.c"), "drivers/char/tpm:tpm");
     EXPECT_EQ(mod("drivers/char/tpm/tpm-interface.c"), "drivers/char/tpm:tpm"); // continued line
-    EXPECT_EQ(mod("drivers/char/tpm/eventlog/acpi.c"), "drivers/char/tpm:tpm");  // from above
+    EXPECT_EQ(mod("drivers/char/tpm/eventlog/acpi.c"), "drivers/char/tpm:tpm"); // from above
     EXPECT_EQ(mod("drivers/char/tpm/tpm_nsc.c"), "drivers/char/tpm:tpm_nsc");
     EXPECT_EQ(mod("drivers/char/tpm/st33zp24/st33zp24.c"),
               "drivers/char/tpm/st33zp24:tpm_st33zp24");
     EXPECT_EQ(mod("drivers/char/tpm/st33zp24/i2c.c"), "drivers/char/tpm/st33zp24:tpm_st33zp24_i2c");
     EXPECT_EQ(mod("drivers/char/tpm/tpm_atmel.h"), "drivers/char/tpm:tpm_atmel"); // beside its .c
-    EXPECT_EQ(mod("drivers/char/tpm/tpm.h"), "none"); // several modules, no tpm.c
-    EXPECT_EQ(mod("drivers/misc/one/b.c"), "drivers/misc/one:one"); // Kbuild wins
+    EXPECT_EQ(mod("drivers/char/tpm/tpm.h"), "none");                 // several modules, no tpm.c
+    EXPECT_EQ(mod("drivers/misc/one/b.c"), "drivers/misc/one:one");   // Kbuild wins
     EXPECT_EQ(mod("drivers/misc/one/one.h"), "drivers/misc/one:one"); // one-module directory
     EXPECT_EQ(mod("drivers/misc/one/ignored.c"), "none");
 }
 
 TEST_F(GroupingTest, GroupsInOrderOfTheirFirstFile) {
-    std::vector<std::string> files = {"drivers/char/tpm/tpm-chip.c",
-                                      "drivers/char/tpm/tpm-interface.c",
-                                      "drivers/char/tpm/tpm.h",
-                                      "drivers/char/tpm/tpm_atmel.c",
-                                      "drivers/char/tpm/tpm_atmel.h",
-                                      "drivers/misc/one/a.c"};
+    std::vector<std::string> files = {
+        "drivers/char/tpm/tpm-chip.c",  "drivers/char/tpm/tpm-interface.c",
+        "drivers/char/tpm/tpm.h",       "drivers/char/tpm/tpm_atmel.c",
+        "drivers/char/tpm/tpm_atmel.h", "drivers/misc/one/a.c"};
     auto groups = group_files(tree, files, GroupBy::Driver, nullptr);
     ASSERT_EQ(groups.size(), 4u);
     EXPECT_EQ(groups[0].files, (std::vector<size_t>{0, 1}));

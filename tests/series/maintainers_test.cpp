@@ -27,8 +27,11 @@ std::string tree_6_1() {
 }
 
 std::vector<std::string> get_maintainer(const std::string& tree, const std::string& file) {
-    auto r = run("cd " + quote(tree) + " && perl scripts/get_maintainer.pl --nogit "
-                 "--nogit-fallback --norolestats -f " + quote(file), false);
+    auto r = run("cd " + quote(tree) +
+                     " && perl scripts/get_maintainer.pl --nogit "
+                     "--nogit-fallback --norolestats -f " +
+                     quote(file),
+                 false);
     EXPECT_EQ(r.status, 0) << file;
     std::vector<std::string> lines;
     std::istringstream in(r.output);
@@ -46,7 +49,7 @@ std::vector<std::string> ours(const Maintainers& m, const std::string& tree,
 }
 
 class RealTreeMaintainers : public ::testing::Test {
-protected:
+  protected:
     void SetUp() override {
         tree = tree_6_1();
         if (tree.empty() || !std::filesystem::exists(tree + "/MAINTAINERS"))
@@ -78,11 +81,11 @@ TEST_F(RealTreeMaintainers, EqualsGetMaintainerForEveryTpmFile) {
 
 TEST_F(RealTreeMaintainers, EqualsGetMaintainerForKeywordAndExcludePatterns) {
     Maintainers m = Maintainers::load(tree);
-    for (std::string f : {"drivers/net/ethernet/intel/e1000e/netdev.c", // K: xdp / ptp
-                          "drivers/ptp/ptp_clock.c", "kernel/bpf/verifier.c",
-                          "drivers/hwmon/lm75.c", "arch/arm/mach-at91/pm.c",
-                          "drivers/i2c/busses/i2c-virtio.c", "Makefile",
-                          "drivers/gpu/drm/i915/i915_drv.h", "net/core/dev.c"}) {
+    for (std::string f :
+         {"drivers/net/ethernet/intel/e1000e/netdev.c", // K: xdp / ptp
+          "drivers/ptp/ptp_clock.c", "kernel/bpf/verifier.c", "drivers/hwmon/lm75.c",
+          "arch/arm/mach-at91/pm.c", "drivers/i2c/busses/i2c-virtio.c", "Makefile",
+          "drivers/gpu/drm/i915/i915_drv.h", "net/core/dev.c"}) {
         auto expected = get_maintainer(tree, f);
         auto got = ours(m, tree, f);
         EXPECT_EQ(std::set(got.begin(), got.end()), std::set(expected.begin(), expected.end()))

@@ -82,14 +82,14 @@ Rule test_rule() {
 }
 
 class SeriesTest : public ::testing::Test {
-protected:
+  protected:
     void SetUp() override {
         repo = tmp.path() + "/linux";
         init_repo(repo);
         write_file(repo + "/MAINTAINERS", kMaintainers);
         write_file(repo + "/drivers/char/tpm/Makefile", kMakefile);
-        for (auto [name, ms] : {std::pair{"tpm-chip", 1}, {"tpm-interface", 5}, {"tpm_atmel", 2},
-                                {"tpm_nsc", 10}})
+        for (auto [name, ms] :
+             {std::pair{"tpm-chip", 1}, {"tpm-interface", 5}, {"tpm_atmel", 2}, {"tpm_nsc", 10}})
             write_file(repo + "/drivers/char/tpm/" + name + ".c", driver(name, ms));
         write_file(repo + "/drivers/char/tpm/README", "notes\n");
         git(repo, "add -A");
@@ -120,11 +120,12 @@ protected:
 
     std::string state_of_checkout() {
         return git(repo, "rev-parse HEAD") + git(repo, "symbolic-ref HEAD") +
-               git(repo, "status --porcelain=v2 --untracked-files=all") +
-               git(repo, "diff") + git(repo, "diff --cached") +
-               run("sha1sum " + quote(repo + "/.git/index")).output +
-               run("cd " + quote(repo) + " && find . -path ./.git -prune -o -type f -print0 | "
-                   "sort -z | xargs -0 sha1sum").output;
+               git(repo, "status --porcelain=v2 --untracked-files=all") + git(repo, "diff") +
+               git(repo, "diff --cached") + run("sha1sum " + quote(repo + "/.git/index")).output +
+               run("cd " + quote(repo) +
+                   " && find . -path ./.git -prune -o -type f -print0 | "
+                   "sort -z | xargs -0 sha1sum")
+                   .output;
     }
 
     Rule rule = test_rule();
@@ -200,8 +201,8 @@ TEST_F(SeriesTest, EveryPatchMailEqualsGitFormatPatchOfTheSameCommits) {
             size_t pos = 0;
             while (pos <= list.size()) {
                 size_t comma = list.find(",\n    ", pos);
-                std::string addr = list.substr(pos, comma == std::string::npos ? std::string::npos
-                                                                               : comma - pos);
+                std::string addr =
+                    list.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
                 args += " " + kind + " " + quote(addr);
                 if (comma == std::string::npos)
                     break;
@@ -251,7 +252,8 @@ TEST_F(SeriesTest, CoverLetterHasGitsLayout) {
     std::string subject = header(ours, "Subject");
     theirs = std::regex_replace(theirs, std::regex(R"(\.[0-9]+\.git\.)"), ".T.git.");
     ours = std::regex_replace(ours, std::regex(R"(\.[0-9]+\.git\.)"), ".T.git.");
-    theirs = std::regex_replace(theirs, std::regex("\nDate: [^\n]*"), "\nDate: " + header(ours, "Date"));
+    theirs =
+        std::regex_replace(theirs, std::regex("\nDate: [^\n]*"), "\nDate: " + header(ours, "Date"));
     theirs.replace(theirs.find("*** BLURB HERE ***\n"), 19, blurb);
     std::string their_subject = header(theirs, "Subject");
     theirs.replace(theirs.find(their_subject), their_subject.size(), subject);
@@ -268,9 +270,10 @@ TEST_F(SeriesTest, RecipientsComeFromMaintainers) {
                          "\n    Nicolas Ferre <nicolas.ferre@microchip.com>\n"),
               std::string::npos)
         << atmel;
-    EXPECT_NE(atmel.find("Cc: linux-integrity@vger.kernel.org,\n    "
-                         "linux-arm-kernel@lists.infradead.org,\n    linux-kernel@vger.kernel.org\n"),
-              std::string::npos);
+    EXPECT_NE(
+        atmel.find("Cc: linux-integrity@vger.kernel.org,\n    "
+                   "linux-arm-kernel@lists.infradead.org,\n    linux-kernel@vger.kernel.org\n"),
+        std::string::npos);
     EXPECT_EQ(atmel.find("torvalds"), std::string::npos);
     std::string nsc = read_file(s.files[3]);
     EXPECT_EQ(nsc.find("microchip"), std::string::npos);
@@ -361,14 +364,17 @@ TEST_F(SeriesTest, ReportFiguresReachCommitMessageAndCoverLetter) {
                         "device for tpm_nsc: the median TPM2_PCR_Extend round trip through "
                         "/dev/tpm0 went from 24.0 ms to 2.7 ms (200 extends per boot, 3 and 3 "
                         "boots)."),
-              std::string::npos) << msg;
+              std::string::npos)
+        << msg;
     // Patches the report does not measure say nothing about measurements.
     EXPECT_EQ(git(repo, "log -1 --format=%B " + r.series[0].branch + "~1").find("Measured"),
               std::string::npos);
-    std::string cover = std::regex_replace(read_file(r.series[0].files[0]), std::regex("\\s+"), " ");
+    std::string cover =
+        std::regex_replace(read_file(r.series[0].files[0]), std::regex("\\s+"), " ");
     EXPECT_NE(cover.find("every patch passed. - tpm: tpm_nsc: L1 passed, L2 passed, L3 passed, "
                          "L4 passed. Measured in QEMU"),
-              std::string::npos) << cover;
+              std::string::npos)
+        << cover;
 
     write_file(report, R"({"format": "ksweep-validate-report",
         "patches": [{"files": "x"}]})");

@@ -8,14 +8,14 @@ namespace ksweep::test {
 
 // A directory under $TMPDIR removed (with everything in it) when this goes away.
 class TempDir {
-public:
+  public:
     TempDir();
     ~TempDir();
     TempDir(const TempDir&) = delete;
     TempDir& operator=(const TempDir&) = delete;
     const std::string& path() const { return path_; }
 
-private:
+  private:
     std::string path_;
 };
 

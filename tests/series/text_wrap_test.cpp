@@ -11,40 +11,42 @@ namespace {
 TEST(GitWrap, FoldsAfterAnAlreadyStartedLineLikeGitsSubject) {
     // "Subject: [PATCH 2/3] " is 21 columns: the text continues that line, then wraps at 78
     // with a one-space indent (checked against git in format_patch_test.cpp as well).
-    std::string text = "tpm: Add a header whose subject is long enough to need all 75 columns of it";
+    std::string text =
+        "tpm: Add a header whose subject is long enough to need all 75 columns of it";
     EXPECT_EQ(git_wrap(text, -21, 1, 78),
               "tpm: Add a header whose subject is long enough to need\n all 75 columns of it");
     EXPECT_EQ(git_wrap("short", -21, 1, 78), "short");
 }
 
 TEST(GitWrap, ShortlogIndentsTwoThenFour) {
-    EXPECT_EQ(git_wrap("tpm: tpm_tis_i2c_cr50: Use usleep_range() for sleeps shorter than twenty ms",
-                       2, 4, 72),
-              "  tpm: tpm_tis_i2c_cr50: Use usleep_range() for sleeps shorter than\n"
-              "    twenty ms");
+    EXPECT_EQ(
+        git_wrap("tpm: tpm_tis_i2c_cr50: Use usleep_range() for sleeps shorter than twenty ms", 2,
+                 4, 72),
+        "  tpm: tpm_tis_i2c_cr50: Use usleep_range() for sleeps shorter than\n"
+        "    twenty ms");
     // A word longer than the width still goes on a line of its own.
     EXPECT_EQ(git_wrap(std::string(80, 'x'), 2, 4, 72), "  " + std::string(80, 'x'));
 }
 
 TEST(WrapBody, RefillsParagraphsAndKeepsTablesApart) {
-    std::string text = "one two three four five six seven eight nine ten eleven twelve thirteen "
-                       "fourteen fifteen\nsixteen\n\n\n\n"
-                       "  f(): msleep(TPM_I2C_RETRY_DELAY_SHORT) (2 ms) sleeps up to 12 ms at least\n"
-                       "  g(): msleep(1) sleeps up to 12 ms\n\n- item one that is long enough to "
-                       "wrap around the seventy-five column limit of it\n";
+    std::string text =
+        "one two three four five six seven eight nine ten eleven twelve thirteen "
+        "fourteen fifteen\nsixteen\n\n\n\n"
+        "  f(): msleep(TPM_I2C_RETRY_DELAY_SHORT) (2 ms) sleeps up to 12 ms at least\n"
+        "  g(): msleep(1) sleeps up to 12 ms\n\n- item one that is long enough to "
+        "wrap around the seventy-five column limit of it\n";
     std::string out = wrap_body(text, 40);
-    EXPECT_EQ(out,
-              "one two three four five six seven eight\n"
-              "nine ten eleven twelve thirteen fourteen\n"
-              "fifteen sixteen\n"
-              "\n"
-              "  f(): msleep(TPM_I2C_RETRY_DELAY_SHORT)\n"
-              "      (2 ms) sleeps up to 12 ms at least\n"
-              "  g(): msleep(1) sleeps up to 12 ms\n"
-              "\n"
-              "- item one that is long enough to wrap\n"
-              "  around the seventy-five column limit\n"
-              "  of it\n");
+    EXPECT_EQ(out, "one two three four five six seven eight\n"
+                   "nine ten eleven twelve thirteen fourteen\n"
+                   "fifteen sixteen\n"
+                   "\n"
+                   "  f(): msleep(TPM_I2C_RETRY_DELAY_SHORT)\n"
+                   "      (2 ms) sleeps up to 12 ms at least\n"
+                   "  g(): msleep(1) sleeps up to 12 ms\n"
+                   "\n"
+                   "- item one that is long enough to wrap\n"
+                   "  around the seventy-five column limit\n"
+                   "  of it\n");
     std::istringstream in(out);
     for (std::string line; std::getline(in, line);)
         EXPECT_LE(line.size(), 40u) << line;
