@@ -390,3 +390,19 @@ TEST_F(SeriesTest, ReportFiguresReachCommitMessageAndCoverLetter) {
 }
 
 } // namespace
+
+namespace {
+
+TEST_F(SeriesTest, GroupByMaintainerAndByFile) {
+    opts.group = GroupBy::Maintainer; // every file's deepest section is TPM DEVICE DRIVER
+    SeriesResult by_section = write_series(rule, fix, opts);
+    EXPECT_EQ(by_section.series[0].subjects.size(), 1u);
+    EXPECT_EQ(git(repo, "show --name-only --format= " + by_section.series[0].branch),
+              "drivers/char/tpm/tpm-chip.c\ndrivers/char/tpm/tpm-interface.c\n"
+              "drivers/char/tpm/tpm_atmel.c\ndrivers/char/tpm/tpm_nsc.c\n");
+    opts.group = GroupBy::File;
+    opts.out_dir += "-by-file";
+    EXPECT_EQ(write_series(rule, fix, opts).series[0].subjects.size(), 4u);
+}
+
+} // namespace
