@@ -52,3 +52,22 @@ seeds = {
 for name, data in seeds.items():
     with open(os.path.join(here, name), "wb") as f:
         f.write(data)
+
+
+def msg(request, payload=b"", flags=1):
+    return struct.pack("<III", request, flags, len(payload)) + payload
+
+
+# vhost-user streams for vhost_user_fuzz.cpp: QEMU 7.2's start sequence without its fds.
+vhost = os.path.join(os.path.dirname(here), "seeds_vhost")
+os.makedirs(vhost, exist_ok=True)
+u64 = lambda v: struct.pack("<Q", v)
+state = lambda i, n: struct.pack("<II", i, n)
+start = (msg(1) + msg(15) + msg(16, u64(8)) + msg(3) + msg(1) + msg(13, u64(0x100)) +
+         msg(2, u64((1 << 32) | (1 << 30) | 1)) +
+         msg(5, struct.pack("<II", 1, 0) + struct.pack("<QQQQ", 0, 0x10000, 0x7f00000000, 0), 9) +
+         msg(8, state(0, 4)) + msg(10, state(0, 0)) +
+         msg(9, struct.pack("<IIQQQQ", 0, 0, 0x7f00000000, 0x7f00000200, 0x7f00000100, 0)) +
+         msg(12, u64(0x100)) + msg(18, state(0, 1), 9) + msg(11, state(0, 0)))
+with open(os.path.join(vhost, "qemu_start"), "wb") as f:
+    f.write(start)
