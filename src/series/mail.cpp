@@ -2,7 +2,9 @@
 
 #include "series/text_wrap.h"
 
+#include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <ctime>
 
 namespace ksweep::series {
@@ -58,6 +60,104 @@ size_t after_subject(const std::string& mail) {
     return pos;
 }
 
+// git's header encodings (pretty.c): RFC 2047 "Q" words for non-ASCII names and subjects,
+// RFC 822 quotes for names with specials.
+enum class Rfc2047 { Subject, Address };
+
+bool non_ascii(char c) {
+    return static_cast<unsigned char>(c) >= 0x80;
+}
+
+bool needs_rfc2047(const std::string& s) {
+    for (size_t i = 0; i < s.size(); ++i)
+        if (non_ascii(s[i]) || s[i] == '\n' || (s[i] == '=' && i + 1 < s.size() && s[i + 1] == '?'))
+            return true;
+    return false;
+}
+
+bool is_rfc2047_special(char c, Rfc2047 type) {
+    unsigned char u = static_cast<unsigned char>(c);
+    if (non_ascii(c) || !std::isprint(u))
+        return true;
+    if (std::isspace(u) || c == '=' || c == '?' || c == '_')
+        return true;
+    if (type != Rfc2047::Address)
+        return false;
+    return !(std::isalnum(u) || c == '!' || c == '*' || c == '+' || c == '-' || c == '/');
+}
+
+size_t utf8_length(unsigned char lead) {
+    if ((lead & 0xE0) == 0xC0)
+        return 2;
+    if ((lead & 0xF0) == 0xE0)
+        return 3;
+    if ((lead & 0xF8) == 0xF0)
+        return 4;
+    return 1;
+}
+
+// git's add_rfc2047(): `column` is where the encoded text starts on its line.
+std::string rfc2047(const std::string& text, size_t column, Rfc2047 type) {
+    constexpr size_t kMaxEncoded = 76;
+    const std::string open = "=?UTF-8?q?";
+    std::string out = open;
+    size_t line_len = column + open.size();
+    for (size_t i = 0; i < text.size();) {
+        size_t n = std::min(utf8_length(static_cast<unsigned char>(text[i])), text.size() - i);
+        bool special = n > 1 || is_rfc2047_special(text[i], type);
+        size_t encoded_len = special ? 3 * n : 1;
+        if (line_len + encoded_len + 2 > kMaxEncoded) {
+            out += "?=\n " + open;
+            line_len = open.size() + 1;
+        }
+        for (size_t k = 0; k < n; ++k) {
+            char hex[4];
+            std::snprintf(hex, sizeof hex, "=%02X", static_cast<unsigned char>(text[i + k]));
+            out += special ? std::string(hex) : std::string(1, text[i + k]);
+        }
+        line_len += encoded_len;
+        i += n;
+    }
+    return out + "?=";
+}
+
+} // namespace
+
+std::string from_header(const std::string& name, const std::string& email) {
+    std::string out = "From: ";
+    size_t max_length = 78;
+    if (needs_rfc2047(name)) {
+        out += rfc2047(name, out.size(), Rfc2047::Address);
+        max_length = 76;
+    } else if (name.find_first_of("()<>[]:;@,.\"\\") != std::string::npos) {
+        std::string quoted = "\"";
+        for (char c : name)
+            quoted += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
+        out += git_wrap(quoted + "\"", -6, 1, 78);
+    } else {
+        out += git_wrap(name, -6, 1, 78);
+    }
+    size_t nl = out.rfind('\n');
+    size_t last_line = nl == std::string::npos ? out.size() : out.size() - nl - 1;
+    if (max_length < last_line + 2 + email.size() + 1)
+        out += '\n';
+    return out + " <" + email + ">\n";
+}
+
+std::string mime_headers_for(const std::string& text) {
+    if (std::none_of(text.begin(), text.end(), non_ascii))
+        return "";
+    return "MIME-Version: 1.0\nContent-Type: text/plain; charset=UTF-8\n"
+           "Content-Transfer-Encoding: 8bit\n";
+}
+
+std::string encoded_subject(const std::string& header_start, const std::string& title) {
+    return needs_rfc2047(title) ? rfc2047(title, header_start.size(), Rfc2047::Subject)
+                                : git_wrap(title, -static_cast<int>(header_start.size()), 1, 78);
+}
+
+namespace {
+
 // git folds a long Subject header at 78 columns (pretty.c, pp_email_subject); libgit2 does not.
 void fold_subject(std::string* mail) {
     size_t start = mail->find("\nSubject: [");
@@ -70,7 +170,7 @@ void fold_subject(std::string* mail) {
         return;
     text += 2;
     std::string folded =
-        git_wrap(mail->substr(text, end - text), -static_cast<int>(text - start), 1, 78);
+        encoded_subject(mail->substr(start, text - start), mail->substr(text, end - text));
     mail->replace(text, end - text, folded);
 }
 
@@ -151,7 +251,16 @@ std::string format_patch_mail(git_repository* repo, git_commit* commit, const Ma
         mail += "\nbase-commit: " + opts.base_commit + "\n";
     mail += "-- \n" + opts.signature + "\n\n";
 
-    mail.insert(after_subject(mail), address_header("To", opts.to) + address_header("Cc", opts.cc));
+    // libgit2 writes the author's name raw; git encodes or quotes it.
+    const size_t from = mail.find("\nFrom: ") + 1;
+    const git_signature* author = git_commit_author(commit);
+    mail.replace(from, line_end(mail, from) - from, from_header(author->name, author->email));
+
+    // git marks a message (subject and body, not the diff) with non-ASCII text as 8-bit
+    // UTF-8, before the To/Cc headers.
+    std::string headers = mime_headers_for(git_commit_message(commit)) +
+                          address_header("To", opts.to) + address_header("Cc", opts.cc);
+    mail.insert(after_subject(mail), headers);
 
     if (!opts.message_id.empty()) {
         std::string thread = "Message-Id: <" + opts.message_id + ">\n";

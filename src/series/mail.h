@@ -37,6 +37,16 @@ std::string subject_prefix(size_t number, size_t total, int reroll);
 // To:/Cc: headers the way git format-patch --to/--cc folds them.
 std::string address_header(const std::string& name, const std::vector<std::string>& addresses);
 
+// "From: ..." as git writes it (pretty.c): RFC 2047 for non-ASCII names, RFC 822 quotes for
+// names with specials ("David S. Miller"), folded at 78 columns.
+std::string from_header(const std::string& name, const std::string& email);
+
+// "Subject: [PATCH] " + title as git writes it: folded, or RFC 2047 encoded when not ASCII.
+std::string encoded_subject(const std::string& header_start, const std::string& title);
+
+// git's MIME headers for a message with non-ASCII text, else "".
+std::string mime_headers_for(const std::string& text);
+
 // RFC 2822 date as git prints it: "Sun, 29 Nov 2026 22:41:33 +0000".
 std::string rfc2822_date(long long seconds, int offset_minutes);
 

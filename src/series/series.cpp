@@ -218,10 +218,11 @@ std::string cover_letter(const WrittenSeries& ws, const std::vector<PlannedPatch
     std::string mail = "From " + oid_hex(patches.back().commit) + " Mon Sep 17 00:00:00 2001\n";
     if (!message_id.empty())
         mail += "Message-Id: <" + message_id + ">\n";
-    mail += "From: " + who.formatted() + "\n";
+    mail += from_header(who.name, who.email);
     mail += "Date: " + rfc2822_date(now, 0) + "\n";
     std::string head = "Subject: " + subject_prefix(0, patches.size(), opts.reroll) + " ";
-    mail += head + git_wrap(subject, -static_cast<int>(head.size()), 1, 78) + "\n";
+    mail += head + encoded_subject(head, subject) + "\n";
+    mail += mime_headers_for(subject + blurb + who.name);
     mail += address_header("To", ws.to) + address_header("Cc", ws.cc) + "\n";
     mail += blurb + "\n";
     // git shortlog as format-patch --cover-letter prints it: wrapped at 72, indents 2 and 4.

@@ -132,6 +132,38 @@ TEST_F(FormatPatchTest, ThreadingHeadersMatchGitShallowThreads) {
     }
 }
 
+// Names and subjects git has to encode: RFC 2047 for non-ASCII (and MIME headers when the
+// message itself is not ASCII), RFC 822 quotes for specials, folding of long names.
+TEST_F(FormatPatchTest, EncodedAuthorsAndSubjectsMatchGit) {
+    const std::vector<std::pair<std::string, std::string>> cases = {
+        {"J\xc3\xb6rg R\xc3\xb6del", "tpm: Fix R\xc3\xb6del's typo\n\n"
+                                     "Signed-off-by: J\xc3\xb6rg R\xc3\xb6del <j@example.org>\n"},
+        {"J\xc3\xb6rg R\xc3\xb6del", "tpm: ASCII message, non-ASCII author\n"},
+        {"David S. Miller", "net: Quote \"specials\" in names\n"},
+        {"Maximilian Alexander Bartholomew Featherstonehaugh-Cholmondeley the Third",
+         "tpm: A name too long for one line\n"},
+        {"\xc3\x89milie \xc3\x89l\xc3\xa9onore Marie-Th\xc3\xa9r\xc3\xa8se de "
+         "la Fontaine-Saint-Ch\xc3\xa9ron",
+         "tpm: An encoded name long enough to need a second encoded word\n"},
+    };
+    for (size_t i = 0; i < cases.size(); ++i) {
+        write_file(repo_dir + "/drivers/char/tpm/tpm_demo.c",
+                   "int v = " + std::to_string(i) + ";\n");
+        write_file(tmp.path() + "/msg", cases[i].second);
+        git(repo_dir, "add -A");
+        git(repo_dir, "commit -q --author=" + quote(cases[i].first + " <j@example.org>") + " -F " +
+                          quote(tmp.path() + "/msg"));
+        auto files = git_format_patch("--to a@b -1 HEAD");
+        ASSERT_EQ(files.size(), 1u);
+        MailOptions opts;
+        opts.signature = kSignature;
+        opts.to = {"a@b"};
+        Commit c = commit_at("HEAD");
+        EXPECT_EQ(format_patch_mail(repo.get(), c.get(), opts), read_file(files[0]))
+            << cases[i].first;
+    }
+}
+
 TEST(MailFormat, SubjectPrefixesAndHeaders) {
     EXPECT_EQ(subject_prefix(1, 1, 0), "[PATCH]");
     EXPECT_EQ(subject_prefix(0, 7, 2), "[PATCH v2 0/7]");
