@@ -119,7 +119,8 @@ std::vector<std::string> CompileFlags::for_file(const std::string& rel_path) con
                 else
                     args.push_back(a);
             }
-            args.insert(args.end(), {"-Qunused-arguments", "-Wno-everything", "-ferror-limit=1"});
+            args.insert(args.end(), {"-Qunused-arguments", "-Wno-everything", "-ferror-limit=1",
+                                     "-fno-caret-diagnostics"});
             return args;
         }
     }
@@ -131,12 +132,15 @@ std::vector<std::string> CompileFlags::synthesized(const std::string& rel_path) 
     std::string base = rel.stem().string();
     std::replace(base.begin(), base.end(), '-', '_');
     std::vector<std::string> args{"-nostdinc", "-std=gnu11", "-Wno-everything", "-ferror-limit=1",
+                                  "-fno-caret-diagnostics",
                                   "-fno-strict-aliasing", "-fno-common"};
     if (!build_dir_.empty())
         args.insert(args.end(), {"-D__KERNEL__", "-DMODULE"});
     if (!build_dir_.empty() && arch_ == "x86")
         args.insert(args.end(),
-                    {"--target=x86_64-linux-gnu", "-mno-red-zone", "-mcmodel=kernel", "-fno-PIE"});
+                    {"--target=x86_64-linux-gnu", "-mno-red-zone", "-mcmodel=kernel", "-fno-PIE",
+                     // kbuild's -mfentry; asm/ftrace.h refuses to build without it
+                     "-DCC_USING_FENTRY"});
     args.push_back("-DKBUILD_MODNAME=\"" + base + "\"");
     args.push_back("-DKBUILD_BASENAME=\"" + base + "\"");
     // "tpm.h"-style includes of the file's own directory (kbuild: -I$(srctree)/$(src)).

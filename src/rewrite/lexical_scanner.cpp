@@ -162,26 +162,23 @@ private:
         macros_[tokens_[name_idx].text].push_back(def);
         const MacroDef& stored = macros_[tokens_[name_idx].text].back();
         for (size_t k = def.body_begin; k < def.body_end; ++k)
-            if (is_call(k, def.body_end))
+            if (is_call(k, def.body_end, k > def.body_begin ? &tokens_[k - 1] : nullptr))
                 add_site(k, def.body_end, nullptr, &stored);
     }
 
-    // tokens_[i] names a rule function and is called, not declared or defined.
-    bool is_call(size_t i, size_t limit) const {
+    // tokens_[i] names a rule function and is called, not declared or defined. `prev` is the
+    // token before it in the same stream (code or one #define body), if any: a directive line
+    // between code tokens is not what precedes the call.
+    bool is_call(size_t i, size_t limit, const RawToken* prev) const {
         const RawToken& t = tokens_[i];
         if (!t.is_identifier() || !rule_.is_rule_function(std::string(t.text)))
             return false;
         if (i + 1 >= limit || !tokens_[i + 1].is(tok::l_paren))
             return false;
-        if (i > 0) {
-            const RawToken& prev = tokens_[i - 1];
-            if (prev.is(tok::arrow) || prev.is(tok::period))
-                return false; // ops->msleep(...): a member, not the function
-            if (prev.is_identifier() && !is_keyword_before_expression(prev.text))
-                return false; // "void msleep(unsigned int msecs)": a declaration
-            if (prev.is(tok::hash) || (i > 1 && tokens_[i - 2].is(tok::hash)))
-                return false; // "#define msleep(x)", "#undef msleep"
-        }
+        if (prev && (prev->is(tok::arrow) || prev->is(tok::period)))
+            return false; // ops->msleep(...): a member, not the function
+        if (prev && prev->is_identifier() && !is_keyword_before_expression(prev->text))
+            return false; // "void msleep(unsigned int msecs)": a declaration
         return true;
     }
 
@@ -190,7 +187,8 @@ private:
         size_t block_open = 0;
         std::string function;
         size_t function_start = 0;
-        for (size_t i = 0; i < tokens_.size(); ++i) {
+        const RawToken* prev = nullptr;
+        for (size_t i = 0; i < tokens_.size(); prev = directive_[i] ? prev : &tokens_[i], ++i) {
             if (directive_[i])
                 continue;
             const RawToken& t = tokens_[i];
@@ -212,7 +210,7 @@ private:
             } else if (depth == 0 && parens == 0 && t.is_identifier()) {
                 note_file_scope_variable(i);
             }
-            if (is_call(i, tokens_.size())) {
+            if (is_call(i, tokens_.size(), prev)) {
                 Scope scope{depth > 0 ? function : std::string(), depth > 0 ? function_start : i};
                 add_site(i, tokens_.size(), &scope, nullptr);
             }
@@ -409,6 +407,11 @@ private:
 
 LexicalScan lexical_scan(const Rule& rule, const std::string& rel_path,
                          const std::string& content) {
+    // Most files never name a rule function: a substring search spares lexing them.
+    bool mentioned = std::any_of(rule.functions.begin(), rule.functions.end(),
+                                 [&](const std::string& f) { return content.find(f) != std::string::npos; });
+    if (!mentioned)
+        return {};
     return FileScanner(rule, rel_path, content).run();
 }
 

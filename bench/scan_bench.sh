@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# Whole-tree scan, side by side: ksweep scan (lexical + semantic engines), spatch with
+# rules/msleep_small.cocci, and checkpatch.pl's MSLEEP regex. Prints wall and CPU time (medians
+# of N runs) and the sites each finds, then how ksweep's sites relate to the regex's lines.
+#
+# usage: bench/scan_bench.sh [-n RUNS] [-j JOBS] [--no-spatch] [TREE]
+#   TREE defaults to Debian's 6.1 source unpacked by scripts/setup.sh.
+#   KSWEEP=path/to/ksweep overrides the binary (default: build/src/cli/ksweep).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+runs=3 jobs=2 spatch=1 tree=
+while [ $# -gt 0 ]; do
+    case "$1" in
+    -n) runs=$2; shift 2 ;;
+    -j) jobs=$2; shift 2 ;;
+    --no-spatch) spatch=0; shift ;;
+    -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
+    *) tree=$1; shift ;;
+    esac
+done
+if [ -z "$tree" ]; then
+    . "${KSWEEP_CACHE:-$HOME/.cache/ksweep}/env"
+    tree=$KSWEEP_TREE_6_1
+fi
+ksweep=${KSWEEP:-build/src/cli/ksweep}
+[ -x "$ksweep" ] || { echo "no $ksweep: build first (make build)" >&2; exit 2; }
+[ -f "$tree/Makefile" ] || { echo "$tree: not a kernel tree" >&2; exit 2; }
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+echo "tree: $tree   runs: $runs   jobs: $jobs   cpus: $(nproc)   load: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+# timed NAME OUTFILE CMD...: runs CMD $runs times, keeps the last output, records wall/user/sys.
+timed() {
+    local name=$1 out=$2
+    shift 2
+    for i in $(seq "$runs"); do
+        /usr/bin/time -f "%e %U %S" -o "$work/$name.time.$i" "$@" >"$out" 2>"$work/$name.err" ||
+            { echo "$name failed: $(tail -3 "$work/$name.err")" >&2; return 1; }
+    done
+    cat "$work/$name".time.* >"$work/$name.times"
+}
+
+# 1. ksweep: the whole tree, both engines.
+timed ksweep "$work/ksweep.json" "$ksweep" scan -j "$jobs" --format json "$tree"
+# 2. checkpatch.pl's regex over the same .c/.h files.
+regex='\bmsleep\s*\((\d+)\);'
+timed regex "$work/regex.txt" sh -c "cd '$tree' && find . -name '*.[ch]' -type f -print0 |
+    xargs -0 -n 2000 perl -ne 'print \"\$ARGV:\$.\\n\" if /$regex/ && \$1 < 20; close ARGV if eof'"
+# 3. spatch, report mode, the literal (and same-file literal #define) twin of the rule.
+if [ "$spatch" = 1 ] && [ -f rules/msleep_small.cocci ] && command -v spatch >/dev/null; then
+    timed spatch "$work/spatch.txt" spatch -D report --sp-file rules/msleep_small.cocci \
+        --use-gitgrep -j "$jobs" --dir "$tree" || spatch=0
+else
+    echo "(spatch skipped: no rules/msleep_small.cocci or no spatch)"
+    spatch=0
+fi
+
+python3 - "$work" "$tree" "$spatch" <<'PY'
+import collections, json, os, re, sys
+work, tree, have_spatch = sys.argv[1], os.path.realpath(sys.argv[2]), sys.argv[3] == "1"
+scan = json.load(open(f"{work}/ksweep.json"))
+findings = scan["findings"]
+active = [f for f in findings if not f["inactive"]]
+actionable = [f for f in active if f["actionable"]]
+regex = {l.strip().lstrip("./") for l in open(f"{work}/regex.txt") if l.strip()}
+regex = {re.sub(r"^\./", "", l) for l in regex}
+small_lines = {f'{f["file"]}:{f["line"]}' for f in findings
+               if f["value_ms"] is not None and 0 < f["value_ms"] < scan["threshold_ms"]}
+spatch_sites = set()
+if have_spatch:
+    for l in open(f"{work}/spatch.txt"):
+        m = re.match(r"(.+?):(\d+):\d+-\d+: WARNING", l)
+        if m:
+            spatch_sites.add(os.path.relpath(os.path.realpath(m.group(1)), tree) + ":" + m.group(2))
+
+def times(name):
+    rows = [list(map(float, l.split())) for l in open(f"{work}/{name}.times")]
+    walls = sorted(r[0] for r in rows); cpus = sorted(r[1] + r[2] for r in rows)
+    mid = lambda v: v[len(v)//2] if len(v) % 2 else (v[len(v)//2-1] + v[len(v)//2]) / 2
+    return mid(walls), mid(cpus)
+
+print()
+print(f"{'tool':<34} {'wall s':>8} {'cpu s':>8} {'sites':>7}  what")
+w, c = times("ksweep")
+print(f"{'ksweep scan -j2 (both engines)':<34} {w:8.2f} {c:8.2f} {len(actionable):7d}  active calls, 0 < value < {scan['threshold_ms']} ms")
+w, c = times("regex")
+print(f"{'checkpatch MSLEEP regex (perl)':<34} {w:8.2f} {c:8.2f} {len(regex):7d}  lines, literal < 20")
+if have_spatch:
+    w, c = times("spatch")
+    print(f"{'spatch msleep_small.cocci -j2':<34} {w:8.2f} {c:8.2f} {len(spatch_sites):7d}  report lines (literal, same-file #define)")
+
+s = scan["summary"]
+print()
+print(f"ksweep: {s['findings']} msleep calls in {s['files_with_findings']} files of {s['files_scanned']};"
+      f" {s['files_semantic']} files parsed by the semantic engine, {s['files_fallback']} fell back to lexical")
+print("  by resolution (all calls):", ", ".join(f"{k} {v}" for k, v in s["by_resolution"].items()))
+found = regex & small_lines
+print(f"  checkpatch regex lines found by ksweep: {len(found)} of {len(regex)}")
+for miss in sorted(regex - small_lines)[:10]:
+    print("    MISSED", miss)
+beyond = [f for f in actionable if f'{f["file"]}:{f["line"]}' not in regex]
+kinds = collections.Counter(f["resolution"] for f in beyond)
+engines = collections.Counter(f["engine"] for f in beyond)
+print(f"  actionable sites the regex misses: {len(beyond)} ("
+      + ", ".join(f"{k} {v}" for k, v in sorted(kinds.items())) + "; by engine "
+      + ", ".join(f"{k} {v}" for k, v in sorted(engines.items())) + ")")
+if have_spatch:
+    act_lines = {f'{f["file"]}:{f["line"]}' for f in actionable}
+    print(f"  spatch sites also found by ksweep: {len(spatch_sites & act_lines)} of {len(spatch_sites)}")
+PY

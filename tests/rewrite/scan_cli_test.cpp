@@ -1,0 +1,130 @@
+// `ksweep scan` as users run it: the JSON contract (docs/scan-json.md), the text summary and
+// the exit codes.
+#include <gtest/gtest.h>
+#include <llvm/Support/JSON.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace {
+
+struct CliRun {
+    int status = -1;
+    std::string out, err;
+};
+
+std::string slurp(const std::string& path) {
+    std::ifstream in(path);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+CliRun ksweep(const std::string& args) {
+    std::string dir = ::testing::TempDir();
+    std::string out = dir + "/scan_cli_out." + std::to_string(getpid());
+    std::string err = dir + "/scan_cli_err." + std::to_string(getpid());
+    std::string cmd = std::string(KSWEEP_BINARY) + " scan " + args + " >" + out + " 2>" + err;
+    int raw = std::system(cmd.c_str());
+    CliRun r;
+    r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+    r.out = slurp(out);
+    r.err = slurp(err);
+    std::remove(out.c_str());
+    std::remove(err.c_str());
+    return r;
+}
+
+// Field accessors that turn "absent" into a value a test can compare.
+std::string str(const llvm::json::Object& o, const char* key) {
+    auto v = o.getString(key);
+    return v ? v->str() : "<absent>";
+}
+long long integer(const llvm::json::Object& o, const char* key) {
+    auto v = o.getInteger(key);
+    return v ? *v : -999;
+}
+
+const std::string kTree = std::string(KSWEEP_FIXTURES) + "/scan";
+
+TEST(ScanCli, JsonCarriesTheDocumentedFields) {
+    CliRun r = ksweep("--format json " + kTree + " drivers/fixture/headers.c");
+    ASSERT_EQ(r.status, 0) << r.err;
+    auto parsed = llvm::json::parse(r.out);
+    ASSERT_TRUE(bool(parsed)) << llvm::toString(parsed.takeError());
+    auto* root = parsed->getAsObject();
+    ASSERT_TRUE(root);
+    EXPECT_EQ(str(*root, "tree"), kTree);
+    EXPECT_EQ(integer(*root, "hz"), 250);
+    EXPECT_EQ(str(*root, "kernel_version"), "6.1.0");
+    auto* findings = root->getArray("findings");
+    ASSERT_TRUE(findings);
+    ASSERT_EQ(findings->size(), 7u);
+    for (const auto& v : *findings) {
+        auto* f = v.getAsObject();
+        for (const char* key : {"file", "line", "column", "function", "call", "value_ms",
+                                "resolution", "defined_at", "engine", "predicted_sleep_ms",
+                                "actionable", "inactive", "note", "constant"})
+            EXPECT_TRUE(f->get(key)) << "missing " << key;
+    }
+    auto* enumerator = (*findings)[2].getAsObject();
+    EXPECT_EQ(str(*enumerator, "file"), "drivers/fixture/headers.c");
+    EXPECT_EQ(integer(*enumerator, "line"), 14);
+    EXPECT_EQ(str(*enumerator, "call"), "msleep(FIX_TIMEOUT)");
+    EXPECT_EQ(integer(*enumerator, "value_ms"), 5);
+    EXPECT_EQ(str(*enumerator, "resolution"), "enum");
+    EXPECT_EQ(str(*enumerator, "defined_at"), "include/linux/fixture_timeouts.h:10");
+    EXPECT_EQ(str(*enumerator, "engine"), "semantic");
+    EXPECT_TRUE(enumerator->getBoolean("actionable").getValueOr(false));
+    EXPECT_GT(*enumerator->getNumber("predicted_sleep_ms"), 5.0);
+    auto* parameter = (*findings)[5].getAsObject();
+    EXPECT_EQ(str(*parameter, "resolution"), "unresolved");
+    EXPECT_TRUE(parameter->get("value_ms")->getAsNull());
+    EXPECT_TRUE(parameter->get("predicted_sleep_ms")->getAsNull());
+}
+
+TEST(ScanCli, TextIsATableWithASummary) {
+    CliRun r = ksweep("--hz 1000 " + kTree + " drivers/fixture/literals.c");
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("drivers/fixture/literals.c:9:2"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("8 msleep calls in 1 of 1 files: 0 enum, 0 expression, 8 literal"),
+              std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("6 actionable"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("HZ=1000"), std::string::npos) << r.out;
+    EXPECT_TRUE(r.err.empty()) << r.err; // no progress when stderr is not a terminal
+}
+
+TEST(ScanCli, FailOnFindingsExitsOneOnlyWhenSomethingIsActionable) {
+    EXPECT_EQ(ksweep("--fail-on-findings " + kTree + " drivers/fixture/literals.c").status, 1);
+    EXPECT_EQ(ksweep("--fail-on-findings " + kTree + " include/linux/delay.h").status, 0);
+    EXPECT_EQ(ksweep(kTree + " drivers/fixture/literals.c").status, 0);
+}
+
+TEST(ScanCli, UsageAndInputErrorsExitTwo) {
+    CliRun none = ksweep(kTree + "/missing");
+    EXPECT_EQ(none.status, 2);
+    EXPECT_NE(none.err.find("no such directory"), std::string::npos) << none.err;
+    CliRun not_kernel = ksweep(kTree + "/drivers");
+    EXPECT_EQ(not_kernel.status, 2);
+    EXPECT_NE(not_kernel.err.find("not a kernel tree"), std::string::npos) << not_kernel.err;
+    EXPECT_EQ(ksweep("--format xml " + kTree).status, 2);
+    EXPECT_EQ(ksweep("").status, 2);
+    EXPECT_EQ(ksweep("--no-such-option " + kTree).status, 2);
+}
+
+TEST(ScanCli, MalformedRuleReportsFileLineColumn) {
+    std::string rule = ::testing::TempDir() + "/bad_rule." + std::to_string(getpid()) + ".yaml";
+    std::ofstream(rule) << "name: bad\nfunctions: [msleep\nthreshold_ms: 20\n";
+    CliRun r = ksweep("--rule " + rule + " " + kTree);
+    std::remove(rule.c_str());
+    EXPECT_EQ(r.status, 2);
+    EXPECT_EQ(r.err.rfind(rule + ":", 0), 0u) << r.err;
+    EXPECT_NE(r.err.find(rule + ":3:"), std::string::npos) << r.err;
+}
+
+} // namespace

@@ -1,0 +1,236 @@
+// The scanner on our own small C fixtures (tests/fixtures/scan, a stand-in kernel tree): each
+// resolution kind, macros in macros, calls in #define bodies, #if 0 and #ifdef branches,
+// comments and strings, and a file that does not parse.
+#include "scan_test_support.h"
+
+#include <algorithm>
+
+namespace ksweep {
+namespace {
+
+using testing::at_line;
+using testing::scan_fixture;
+
+TEST(ScanFixtures, LiteralsInEveryCForm) {
+    auto r = scan_fixture("drivers/fixture/literals.c");
+    ASSERT_EQ(r.findings.size(), 8u);
+    const long long expected[] = {1, 16, 5, 10, 8, 25, 0, 2};
+    for (size_t i = 0; i < 8; ++i) {
+        const Finding& f = r.findings[i];
+        EXPECT_EQ(f.value_ms, expected[i]) << f.call;
+        EXPECT_EQ(f.resolution, Resolution::Literal) << f.call;
+        EXPECT_EQ(f.engine, Engine::Lexical) << f.call; // nothing needed the semantic engine
+        EXPECT_EQ(f.function, "literal_forms");
+        EXPECT_EQ(f.actionable, expected[i] > 0 && expected[i] < 20) << f.call;
+    }
+    EXPECT_EQ(r.files_semantic, 0u);
+}
+
+TEST(ScanFixtures, PositionsAndOffsetsCoverTheCall) {
+    auto r = scan_fixture("drivers/fixture/literals.c");
+    const Finding& f = at_line(r, 8); // "\tmsleep(0x10);"
+    EXPECT_EQ(f.column, 2u);
+    EXPECT_EQ(f.call, "msleep(0x10)");
+    EXPECT_EQ(f.argument, "0x10");
+    EXPECT_EQ(f.call_end - f.call_begin, f.call.size());
+    EXPECT_EQ(f.arg_end - f.arg_begin, 4u);
+    const Finding& spaced = at_line(r, 14); // "msleep (2)"
+    EXPECT_EQ(spaced.call, "msleep (2)");
+}
+
+TEST(ScanFixtures, SameFileMacrosThroughOtherMacros) {
+    auto r = scan_fixture("drivers/fixture/macros.c");
+    ASSERT_EQ(r.findings.size(), 6u);
+    const Finding& base = at_line(r, 14);
+    EXPECT_EQ(base.value_ms, 2);
+    EXPECT_EQ(base.resolution, Resolution::Macro);
+    EXPECT_EQ(base.constant, "FOO_BASE_MS");
+    EXPECT_EQ(base.defined_at, "drivers/fixture/macros.c:5");
+    EXPECT_EQ(at_line(r, 15).value_ms, 4);  // (FOO_BASE_MS * 2)
+    EXPECT_EQ(at_line(r, 16).value_ms, 4);  // ((4 + (1 << 2)) - (16 >> 2))
+    EXPECT_EQ(at_line(r, 17).value_ms, 20); // continued line; 20 is not actionable
+    EXPECT_FALSE(at_line(r, 17).actionable);
+    const Finding& sum = at_line(r, 18);
+    EXPECT_EQ(sum.value_ms, 3);
+    EXPECT_EQ(sum.resolution, Resolution::Expression);
+}
+
+TEST(ScanFixtures, SameFileMacrosLexically) {
+    auto r = scan_fixture("drivers/fixture/macros.c", /*semantic=*/false);
+    const Finding& nested = at_line(r, 16);
+    EXPECT_EQ(nested.value_ms, 4);
+    EXPECT_EQ(nested.resolution, Resolution::Macro);
+    EXPECT_EQ(nested.engine, Engine::Lexical);
+    EXPECT_EQ(nested.defined_at, "drivers/fixture/macros.c:7");
+    EXPECT_EQ(at_line(r, 17).value_ms, 20);
+}
+
+TEST(ScanFixtures, CastsNeedTheSemanticEngine) {
+    auto lexical = scan_fixture("drivers/fixture/macros.c", /*semantic=*/false);
+    EXPECT_FALSE(at_line(lexical, 19).value_ms); // ((unsigned int)3)
+    EXPECT_EQ(at_line(lexical, 19).resolution, Resolution::Unresolved);
+
+    auto full = scan_fixture("drivers/fixture/macros.c");
+    const Finding& cast = at_line(full, 19);
+    EXPECT_EQ(cast.value_ms, 3);
+    EXPECT_EQ(cast.resolution, Resolution::Macro);
+    EXPECT_EQ(cast.engine, Engine::Semantic);
+    EXPECT_EQ(cast.defined_at, "drivers/fixture/macros.c:10");
+    EXPECT_EQ(full.files_semantic, 1u);
+}
+
+TEST(ScanFixtures, HeaderMacrosEnumsAndExpressions) {
+    auto r = scan_fixture("drivers/fixture/headers.c");
+    ASSERT_EQ(r.findings.size(), 7u);
+    const Finding& macro = at_line(r, 12);
+    EXPECT_EQ(macro.value_ms, 4);
+    EXPECT_EQ(macro.resolution, Resolution::Macro);
+    EXPECT_EQ(macro.defined_at, "include/linux/fixture_timeouts.h:6");
+    EXPECT_EQ(macro.engine, Engine::Semantic);
+    EXPECT_EQ(at_line(r, 13).value_ms, 40); // HDR_SLOW_MS, a macro of a macro
+    const Finding& enumerator = at_line(r, 14);
+    EXPECT_EQ(enumerator.value_ms, 5);
+    EXPECT_EQ(enumerator.resolution, Resolution::Enum);
+    EXPECT_EQ(enumerator.constant, "FIX_TIMEOUT");
+    EXPECT_EQ(enumerator.defined_at, "include/linux/fixture_timeouts.h:10");
+    EXPECT_TRUE(enumerator.actionable);
+    EXPECT_FALSE(at_line(r, 15).actionable); // FIX_TIMEOUT_LONG = 50
+    const Finding& expr = at_line(r, 16);
+    EXPECT_EQ(expr.value_ms, 10);
+    EXPECT_EQ(expr.resolution, Resolution::Expression);
+    for (unsigned line : {17u, 18u}) { // a parameter and a member: never guessed
+        EXPECT_FALSE(at_line(r, line).value_ms) << line;
+        EXPECT_EQ(at_line(r, line).resolution, Resolution::Unresolved);
+        EXPECT_FALSE(at_line(r, line).actionable);
+    }
+}
+
+TEST(ScanFixtures, HeaderNamesStayUnresolvedWithoutTheSemanticEngine) {
+    auto r = scan_fixture("drivers/fixture/headers.c", /*semantic=*/false);
+    EXPECT_FALSE(at_line(r, 14).value_ms);
+    EXPECT_EQ(at_line(r, 14).engine, Engine::Lexical);
+    EXPECT_EQ(r.files_semantic, 0u);
+}
+
+TEST(ScanFixtures, CallsInsideDefineBodies) {
+    auto r = scan_fixture("drivers/fixture/macro_body.c");
+    ASSERT_EQ(r.findings.size(), 2u);
+    const Finding& shortw = at_line(r, 6);
+    EXPECT_TRUE(shortw.in_macro_body);
+    EXPECT_EQ(shortw.value_ms, 3);
+    EXPECT_EQ(shortw.function, ""); // a #define is at file scope
+    const Finding& param = at_line(r, 7);
+    EXPECT_TRUE(param.in_macro_body);
+    EXPECT_FALSE(param.value_ms); // msleep(ms): the macro's parameter
+}
+
+TEST(ScanFixtures, InactiveBranchesAreReportedAndMarked) {
+    auto r = scan_fixture("drivers/fixture/conditional.c");
+    ASSERT_EQ(r.findings.size(), 5u);
+    EXPECT_TRUE(at_line(r, 9).inactive);   // #if 0
+    EXPECT_TRUE(at_line(r, 12).inactive);  // #ifdef CONFIG_FIXTURE_NOT_SET
+    EXPECT_FALSE(at_line(r, 14).inactive); // its #else
+    EXPECT_FALSE(at_line(r, 17).inactive); // #if 1
+    EXPECT_EQ(at_line(r, 17).value_ms, 5);
+    EXPECT_TRUE(at_line(r, 19).inactive);  // #if 1 ... #else
+    EXPECT_EQ(at_line(r, 9).value_ms, 1);  // still resolved, for the record
+}
+
+TEST(ScanFixtures, LexicalOnlyMarksOnlyWhatTheTextDecides) {
+    auto r = scan_fixture("drivers/fixture/conditional.c", /*semantic=*/false);
+    EXPECT_TRUE(at_line(r, 9).inactive);
+    EXPECT_FALSE(at_line(r, 12).inactive); // #ifdef: only the configuration knows
+    EXPECT_TRUE(at_line(r, 19).inactive);
+}
+
+TEST(ScanFixtures, CommentsStringsMembersAndDeclarationsAreNotCalls) {
+    auto r = scan_fixture("drivers/fixture/comments.c");
+    ASSERT_EQ(r.findings.size(), 1u);
+    EXPECT_EQ(r.findings[0].value_ms, 4);
+    EXPECT_EQ(r.findings[0].line, 18u);
+    EXPECT_EQ(r.findings[0].function, "not_calls");
+}
+
+TEST(ScanFixtures, FileThatDoesNotParseFallsBackToLexical) {
+    auto r = scan_fixture("drivers/fixture/broken.c");
+    ASSERT_EQ(r.findings.size(), 2u);
+    EXPECT_EQ(r.files_fallback, 1u);
+    EXPECT_EQ(r.files_semantic, 0u);
+    ASSERT_EQ(r.errors.size(), 1u);
+    EXPECT_NE(r.errors[0].find("drivers/fixture/broken.c"), std::string::npos);
+    const Finding& literal = at_line(r, 10);
+    EXPECT_EQ(literal.value_ms, 7);
+    EXPECT_EQ(literal.engine, Engine::Lexical);
+    const Finding& header = at_line(r, 11);
+    EXPECT_FALSE(header.value_ms);
+    EXPECT_NE(header.note.find("semantic parse failed"), std::string::npos) << header.note;
+}
+
+TEST(ScanFixtures, WholeTreeIsSortedAndPredictsSleeps) {
+    ScanOptions options;
+    options.tree = testing::scan_fixture_tree();
+    options.jobs = 3;
+    options.hz = 250;
+    size_t progress_calls = 0;
+    options.progress = [&](size_t done, size_t total) {
+        ++progress_calls;
+        EXPECT_LE(done, total);
+    };
+    auto r = scan_tree(testing::msleep_rule(), options);
+    EXPECT_EQ(r.files_scanned, 9u); // 7 .c and 2 .h
+    EXPECT_EQ(progress_calls, 9u);
+    EXPECT_TRUE(std::is_sorted(r.findings.begin(), r.findings.end(), [](auto& a, auto& b) {
+        return a.file < b.file || (a.file == b.file && a.call_begin < b.call_begin);
+    }));
+    // msleep(1) at HZ=250 before v6.12: 1 jiffy + the extra one + the wheel's rounding.
+    auto it = std::find_if(r.findings.begin(), r.findings.end(),
+                           [](auto& f) { return f.call == "msleep(1)" && !f.inactive; });
+    ASSERT_NE(it, r.findings.end());
+    const Finding& one = *it;
+    EXPECT_DOUBLE_EQ(one.predicted_sleep_ms, predicted_msleep_ms(1, 250, r.kernel));
+    EXPECT_GT(one.predicted_sleep_ms, 10.0);
+}
+
+TEST(ScanFixtures, UnusableTreesThrow) {
+    ScanOptions options;
+    options.tree = testing::scan_fixture_tree() + "/no-such-dir";
+    EXPECT_THROW(scan_tree(testing::msleep_rule(), options), std::runtime_error);
+    options.tree = testing::scan_fixture_tree() + "/drivers"; // no Makefile with a version
+    EXPECT_THROW(scan_tree(testing::msleep_rule(), options), std::runtime_error);
+    options.tree = testing::scan_fixture_tree();
+    options.paths = {"drivers/nothing-here"};
+    EXPECT_THROW(scan_tree(testing::msleep_rule(), options), std::runtime_error);
+}
+
+TEST(ScanBuffer, ScansEditedTextAsIfInTheTree) {
+    // The fixer re-scans text it has not written yet: header lookups still use the tree.
+    std::string text = "#include <linux/delay.h>\n#include <linux/fixture_timeouts.h>\n"
+                       "void f(void)\n{\n\tmsleep(FIX_TIMEOUT);\n\tmsleep(3);\n}\n";
+    ScanOptions options;
+    options.tree = testing::scan_fixture_tree();
+    auto r = scan_buffer(testing::msleep_rule(), options, "drivers/fixture/new.c", text);
+    ASSERT_EQ(r.findings.size(), 2u);
+    EXPECT_EQ(r.findings[0].file, "drivers/fixture/new.c");
+    EXPECT_EQ(r.findings[0].value_ms, 5);
+    EXPECT_EQ(r.findings[0].resolution, Resolution::Enum);
+    EXPECT_EQ(r.findings[0].function, "f");
+    EXPECT_EQ(r.findings[1].line, 6u);
+    EXPECT_EQ(text.substr(r.findings[1].call_begin, r.findings[1].call_end - r.findings[1].call_begin),
+              "msleep(3)");
+}
+
+TEST(ScanBuffer, AnotherRuleFunctionIsData) {
+    Rule rule = testing::msleep_rule();
+    rule.functions = {"msleep", "msleep_interruptible"};
+    std::string text = "void f(void)\n{\n\tmsleep_interruptible(5);\n\tmsleep(6);\n}\n";
+    ScanOptions options;
+    options.tree = testing::scan_fixture_tree();
+    options.semantic = false;
+    auto r = scan_buffer(rule, options, "drivers/fixture/other.c", text);
+    ASSERT_EQ(r.findings.size(), 2u);
+    EXPECT_EQ(r.findings[0].callee, "msleep_interruptible");
+    EXPECT_EQ(r.findings[0].value_ms, 5);
+}
+
+} // namespace
+} // namespace ksweep
