@@ -22,7 +22,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 # The historical series, made the way tests/integration/validate_test.cpp makes it.
-scratch=$("$ksweep" series -o "$work/unused" "$KSWEEP_TREE_6_1" drivers/char/tpm/tpm_i2c_nuvoton.c \
+scratch=$("$ksweep" series -o "$work/unused" "$KSWEEP_TREE_6_1" drivers/char/tpm \
           2>&1 | sed -n '/scratch repository/{n;p}')
 base=$(git --git-dir="$scratch" for-each-ref --format='%(objectname)' refs/ksweep/base/)
 git clone -q --shared --no-checkout "$scratch" "$work/linux"
