@@ -1,0 +1,105 @@
+// `ksweep check` as CI runs it: the binary on the fixture tree's patches, through a file, a
+// mailbox, stdin and a git range, with its exit status as the verdict.
+#include "test_repo.h"
+
+#include <filesystem>
+#include <gtest/gtest.h>
+#include <llvm/Support/JSON.h>
+
+namespace fs = std::filesystem;
+using ksweep::test::quote;
+using ksweep::test::run;
+
+namespace {
+
+const std::string kTree = std::string(KSWEEP_FIXTURES) + "/check/tree";
+const std::string kPatches = std::string(KSWEEP_FIXTURES) + "/check/patches";
+
+ksweep::test::CommandResult check(const std::string& args) {
+    return run(std::string(KSWEEP_BINARY) + " check --tree " + quote(kTree) + " " + args,
+               /*merge_stderr=*/false);
+}
+
+TEST(CheckCli, ExitStatusIsTheVerdict) {
+    EXPECT_EQ(check(quote(kPatches + "/add_literal.patch")).status, 1);
+    EXPECT_EQ(check(quote(kPatches + "/add_enum.patch")).status, 1);
+    EXPECT_EQ(check(quote(kPatches + "/add_25.patch")).status, 0);
+    EXPECT_EQ(check(quote(kPatches + "/remove_msleep.patch")).status, 0);
+    EXPECT_EQ(check(quote(kPatches + "/move_msleep.patch")).status, 0);
+    EXPECT_EQ(check(quote(kPatches + "/malformed.patch")).status, 2);
+    EXPECT_EQ(check(quote(kPatches + "/does_not_apply.patch")).status, 2);
+    EXPECT_EQ(check(quote(kPatches + "/no_such.patch")).status, 2);
+}
+
+TEST(CheckCli, BadInputSaysWhy) {
+    auto r = run(std::string(KSWEEP_BINARY) + " check --tree " + quote(kTree) + " " +
+                     quote(kPatches + "/does_not_apply.patch") + " 2>&1",
+                 false);
+    EXPECT_EQ(r.status, 2);
+    EXPECT_NE(r.output.find("drivers/foo/foo.c: hunk #1 (patch line 14) does not apply"),
+              std::string::npos)
+        << r.output;
+    EXPECT_EQ(r.output.find("total:"), std::string::npos) << "no verdict on a bad patch";
+}
+
+TEST(CheckCli, ReadsStdinLikeCheckpatch) {
+    auto r = check("--terse - < " + quote(kPatches + "/add_literal.patch"));
+    EXPECT_EQ(r.status, 1);
+    EXPECT_EQ(r.output.rfind("-:18: WARNING: msleep(3) < 20ms", 0), 0u) << r.output;
+    // Default form: named after the Subject, as checkpatch.pl names stdin.
+    auto full = check("- < " + quote(kPatches + "/add_25.patch"));
+    EXPECT_NE(full.output.find("\"[PATCH] foo: sleep longer between polls\" has no small "
+                               "msleep() calls"),
+              std::string::npos)
+        << full.output;
+}
+
+TEST(CheckCli, SeriesGivenAsFilesAppliesInOrder) {
+    // Split the fixture mailbox into two patch files: patch 2 only applies after patch 1.
+    ksweep::test::TempDir dir;
+    std::string mbox = ksweep::test::read_file(kPatches + "/series.mbox");
+    size_t second = mbox.find("From 2222222222222222222222222222222222222222");
+    ksweep::test::write_file(dir.path() + "/0001.patch", mbox.substr(0, second));
+    ksweep::test::write_file(dir.path() + "/0002.patch", mbox.substr(second));
+    auto r = check("--terse " + quote(dir.path() + "/0001.patch") + " " +
+                   quote(dir.path() + "/0002.patch"));
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.output.find("0002.patch:"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("FOO_RETRY_MS is 7"), std::string::npos) << r.output;
+}
+
+TEST(CheckCli, GitRangeChecksEachCommitAgainstItsParent) {
+    ksweep::test::TempDir dir;
+    std::string repo = dir.path() + "/repo";
+    fs::copy(kTree, repo, fs::copy_options::recursive);
+    ksweep::test::init_repo(repo);
+    ASSERT_EQ(run("cd " + quote(repo) + " && git add -A && git commit -qm base && git am -q " +
+                  quote(kPatches + "/series.mbox"))
+                  .status,
+              0);
+    auto r = run(
+        std::string(KSWEEP_BINARY) + " check --tree " + quote(repo) + " --git HEAD~2..HEAD", false);
+    EXPECT_EQ(r.status, 1) << r.output;
+    // One block per commit, as checkpatch.pl -g prints them.
+    EXPECT_NE(r.output.find("(\"foo: name the retry delay\") has no small msleep() calls"),
+              std::string::npos)
+        << r.output;
+    EXPECT_NE(r.output.find("(\"foo: retry with the named delay\") has small msleep() calls"),
+              std::string::npos)
+        << r.output;
+    auto one =
+        run(std::string(KSWEEP_BINARY) + " check --tree " + quote(repo) + " --git HEAD~1", false);
+    EXPECT_EQ(one.status, 0) << one.output; // patch 1 alone adds no call
+}
+
+TEST(CheckCli, JsonAndSarifParse) {
+    for (const char* format : {"json", "sarif"}) {
+        auto r = check(std::string("--format ") + format + " " +
+                       quote(kPatches + "/add_header_macro.patch"));
+        EXPECT_EQ(r.status, 1);
+        auto parsed = llvm::json::parse(r.output);
+        ASSERT_TRUE(bool(parsed)) << format << ": " << llvm::toString(parsed.takeError());
+    }
+}
+
+} // namespace
