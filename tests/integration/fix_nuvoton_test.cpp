@@ -62,7 +62,8 @@ std::string kernel_setting(const std::string& name) {
 // from upstream, the code may not.
 std::string code_tokens(const std::string& text) {
     std::string out;
-    for (const RawToken& t : FileIndex(text).tokens())
+    const FileIndex index(text);
+    for (const RawToken& t : index.tokens())
         if (t.kind != RawToken::Comment)
             out += t.text + " ";
     return out;
