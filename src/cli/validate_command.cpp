@@ -40,8 +40,8 @@ std::optional<std::vector<int>> parse_levels(const std::string& text) {
 } // namespace
 
 int validate_command(int argc, char** argv) {
-    std::string series_dir, git_range, levels_text = "1,2,3,4", profile, out_dir = "validate-report",
-                                       headers, work_dir;
+    std::string series_dir, git_range, levels_text = "1,2,3,4", profile,
+                                       out_dir = "validate-report", headers, work_dir;
     int boots = 2, extends = 200;
     bool keep_work = false;
     std::vector<std::string> positionals;
@@ -116,7 +116,8 @@ int validate_command(int argc, char** argv) {
         std::printf("%zu/%zu %s\n", patch.number, report.patches.size(), patch.subject.c_str());
         for (size_t l = 0; l < patch.levels.size(); ++l)
             if (patch.levels[l].status != validate::LevelStatus::skipped)
-                std::printf("    L%zu %-14s %s\n", l + 1, validate::to_string(patch.levels[l].status),
+                std::printf("    L%zu %-14s %s\n", l + 1,
+                            validate::to_string(patch.levels[l].status),
                             patch.levels[l].message.c_str());
     }
     std::printf("%s: report %s, %s", report.passed() ? "PASSED" : "FAILED", files.markdown.c_str(),

@@ -63,9 +63,9 @@ CheckpatchRun run_checkpatch(const std::string& tree, const std::string& patch_p
                             "kernel", "lib", "scripts"})
         fs::create_directories(fs::path(tree) / dir);
     // From the tree's top, so checkpatch finds its spelling list and the tree it checks against.
-    CommandResult r = run_command({"perl", script.string(), "--strict", "--color=never",
-                                   fs::absolute(patch_path).string()},
-                                  tree, std::chrono::seconds(300));
+    CommandResult r = run_command(
+        {"perl", script.string(), "--strict", "--color=never", fs::absolute(patch_path).string()},
+        tree, std::chrono::seconds(300));
     run.counts = parse_checkpatch_output(r.output);
     // checkpatch exits 1 when it reports something; anything else without a total is a crash.
     if (r.status < 0 || (r.status > 1) ||

@@ -15,7 +15,7 @@ namespace ksweep::validate {
 CheckpatchCounts parse_checkpatch_output(std::string_view output);
 
 struct CheckpatchRun {
-    bool ran = false;     // false: checkpatch.pl missing or it crashed (error says why)
+    bool ran = false; // false: checkpatch.pl missing or it crashed (error says why)
     std::string error;
     CheckpatchCounts counts;
 };

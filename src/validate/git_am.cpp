@@ -23,8 +23,7 @@ std::string trim(std::string s) {
 
 ScratchCheckout::ScratchCheckout(const std::string& repository, const std::string& base,
                                  const std::vector<std::string>& sparse_dirs,
-                                 const std::vector<std::string>& file_dirs,
-                                 const std::string& dir)
+                                 const std::vector<std::string>& file_dirs, const std::string& dir)
     : dir_(fs::absolute(dir).string()), sparse_dirs_(sparse_dirs), file_dirs_(file_dirs) {
     if (fs::exists(dir_))
         throw GitAmError("scratch checkout '" + dir_ + "' already exists");
@@ -77,7 +76,9 @@ void ScratchCheckout::set_sparse() {
     git(args);
 }
 
-std::string ScratchCheckout::head() const { return git({"rev-parse", "HEAD"}); }
+std::string ScratchCheckout::head() const {
+    return git({"rev-parse", "HEAD"});
+}
 
 void ScratchCheckout::include(const std::vector<std::string>& dirs) {
     bool changed = false;
@@ -93,8 +94,7 @@ void ScratchCheckout::include(const std::vector<std::string>& dirs) {
 AmResult ScratchCheckout::am(const std::string& patch_path) {
     AmResult result;
     CommandResult r = run_command(
-        {"git", "-C", dir_, "am", "--quiet", fs::absolute(patch_path).string()}, "",
-        kGitTimeout);
+        {"git", "-C", dir_, "am", "--quiet", fs::absolute(patch_path).string()}, "", kGitTimeout);
     if (r.status == 0) {
         result.applied = true;
         result.commit = head();

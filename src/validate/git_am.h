@@ -21,7 +21,7 @@ struct AmResult {
 };
 
 class ScratchCheckout {
-public:
+  public:
     // Clones `repository` (a work tree or a bare/git dir) into `dir` (must not exist) and
     // checks out `base` with only the top-level files, the files directly in `file_dirs` and
     // everything below `sparse_dirs` (tree-relative directories). Throws GitAmError with git's
@@ -40,7 +40,7 @@ public:
     // git am of one mail; a failed am is aborted, so HEAD stays where it was.
     AmResult am(const std::string& patch_path);
 
-private:
+  private:
     std::string git(const std::vector<std::string>& args) const; // throws on failure
     void set_sparse();
 

@@ -4,12 +4,11 @@
 #include "validate/guest_benchmark.h"
 #include "validate/stats.h"
 
-#include <yaml-cpp/yaml.h>
-
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <yaml-cpp/yaml.h>
 
 namespace fs = std::filesystem;
 
@@ -24,8 +23,7 @@ constexpr std::pair<const char*, const char*> kViolationCounters[] = {
 };
 
 std::string microseconds(device::Duration d) {
-    return std::to_string(std::chrono::duration_cast<std::chrono::microseconds>(d).count()) +
-           " us";
+    return std::to_string(std::chrono::duration_cast<std::chrono::microseconds>(d).count()) + " us";
 }
 
 void write_snapshot(const SourceSnapshot& files, const fs::path& root) {
@@ -148,8 +146,8 @@ DeviceRun run_device_level(const DeviceModel& model, const KbuildModule& module,
     std::vector<std::string> problems;
     for (const auto& b : run.boots) {
         if (!b.ok)
-            problems.push_back(b.variant + " boot " + std::to_string(b.boot) + " failed: " +
-                               b.message);
+            problems.push_back(b.variant + " boot " + std::to_string(b.boot) +
+                               " failed: " + b.message);
         else if (!b.pcr_passed)
             problems.push_back(b.variant + " boot " + std::to_string(b.boot) +
                                ": PCR check failed");
@@ -161,8 +159,7 @@ DeviceRun run_device_level(const DeviceModel& model, const KbuildModule& module,
 
     char ratio[160];
     std::snprintf(ratio, sizeof ratio, "patched median %.2fx baseline (%.0f us vs %.0f us)",
-                  run.median_ratio, run.patched.summary.median_us,
-                  run.baseline.summary.median_us);
+                  run.median_ratio, run.patched.summary.median_us, run.baseline.summary.median_us);
     if (!broken.empty()) {
         level.status = LevelStatus::failed;
         level.message = "device requirement violated: " + broken;

@@ -13,8 +13,8 @@ namespace ksweep::validate {
 
 // A driver ksweep can boot against an emulated device: the registry grows one entry per model.
 struct DeviceModel {
-    const char* driver;     // module name, "tpm_i2c_nuvoton"
-    const char* profile;    // default profile, relative to the source dir (qemu/profiles/...)
+    const char* driver;       // module name, "tpm_i2c_nuvoton"
+    const char* profile;      // default profile, relative to the source dir (qemu/profiles/...)
     const char* guest_device; // what the guest instantiates: "tpm2_i2c_nuvoton at 0x2e"
 };
 
@@ -30,10 +30,10 @@ std::map<std::string, unsigned long long> requirement_violations(const std::stri
 std::map<std::string, std::string> profile_requirements(const std::string& profile_path);
 
 struct DeviceRunOptions {
-    int boots = 2;          // per variant
+    int boots = 2; // per variant
     std::uint32_t extends = 200;
-    std::string profile;    // "" = the model's default
-    std::string work_dir;   // sources and run directories go below it
+    std::string profile;  // "" = the model's default
+    std::string work_dir; // sources and run directories go below it
     std::function<void(const std::string&)> on_progress;
 };
 

@@ -73,7 +73,8 @@ std::vector<KbuildAssignment> parse_kbuild_makefile(std::string_view makefile) {
 }
 
 std::vector<std::string> kbuild_flag_lines(std::string_view makefile) {
-    static const std::regex kFlags(R"(^\s*(ccflags-|subdir-ccflags-|CFLAGS_|CFLAGS_REMOVE_)\S*\s*(:=|\+=|=))");
+    static const std::regex kFlags(
+        R"(^\s*(ccflags-|subdir-ccflags-|CFLAGS_|CFLAGS_REMOVE_)\S*\s*(:=|\+=|=))");
     std::vector<std::string> out;
     for (const auto& line : logical_lines(makefile))
         if (std::regex_search(line, kFlags))

@@ -26,7 +26,7 @@ struct KbuildAssignment {
     std::string target; // "obj", "tpm", "tpm_tis_spi"
     std::string suffix; // "y", "m", "objs", or a config symbol "CONFIG_ACPI"
     std::vector<std::string> words;
-    std::string text;   // the joined line as written
+    std::string text; // the joined line as written
 };
 
 // Continuation lines joined, comments dropped, conditionals (ifdef, ifeq) ignored.
@@ -36,7 +36,8 @@ std::vector<std::string> kbuild_flag_lines(std::string_view makefile);
 
 // The module `object` ("tpm_ppi.o", or "eventlog/efi.o" seen from the parent) belongs to in
 // this Makefile: a composite that lists it, else an obj- target of its own name.
-std::optional<KbuildModule> module_in_makefile(std::string_view makefile, const std::string& object);
+std::optional<KbuildModule> module_in_makefile(std::string_view makefile,
+                                               const std::string& object);
 
 // For a tree-relative .c file: its directory's Makefile first, then up to two parents (a file
 // in eventlog/ may be listed by ../Makefile as eventlog/x.o). `read` returns a Makefile's text

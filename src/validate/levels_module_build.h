@@ -23,9 +23,9 @@ SourceSnapshot snapshot_module(const std::string& root, const KbuildModule& modu
 struct KbuildResult {
     bool ok = false;
     bool cached = false;
-    std::string dir;      // the build directory (kept: objects, build.log)
+    std::string dir; // the build directory (kept: objects, build.log)
     std::string log_path;
-    std::string module_path; // the .ko
+    std::string module_path;           // the .ko
     std::vector<std::string> warnings; // normalised: see normalise_warning()
     std::string error;
 };

@@ -81,8 +81,7 @@ std::string strings_object(const std::map<std::string, std::string>& values) {
 
 void write_level(std::ostringstream& js, int number_1based, const LevelResult& level, bool last) {
     js << "        \"L" << number_1based << "\": {\"status\": " << quote(to_string(level.status))
-       << ", \"message\": " << quote(level.message)
-       << ", \"seconds\": " << number(level.seconds)
+       << ", \"message\": " << quote(level.message) << ", \"seconds\": " << number(level.seconds)
        << ", \"details\": " << string_array(level.details) << "}" << (last ? "\n" : ",\n");
 }
 
@@ -127,7 +126,8 @@ void write_device(std::ostringstream& js, const DeviceRun& run, bool last) {
 
 void write_patch(std::ostringstream& js, const PatchResult& p, bool last) {
     js << "    {\"number\": " << p.number << ", \"path\": " << quote(p.path)
-       << ", \"subject\": " << quote(p.subject) << ", \"passed\": " << (p.passed() ? "true" : "false")
+       << ", \"subject\": " << quote(p.subject)
+       << ", \"passed\": " << (p.passed() ? "true" : "false")
        << ",\n     \"files\": " << string_array(p.files) << ",\n     \"levels\": {\n";
     for (size_t l = 0; l < p.levels.size(); ++l)
         write_level(js, static_cast<int>(l + 1), p.levels[l], l + 1 == p.levels.size());

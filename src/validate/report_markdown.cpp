@@ -98,8 +98,7 @@ void write_device_run(std::ostringstream& md, const PatchResult& patch, const De
            << (b.ok ? "ok" : "**FAILED** " + cell(b.message)) << " | "
            << (b.pcr_passed ? "passed" : "failed") << " | "
            << (s.count ? format_duration_us(s.median_us) : "-") << " | "
-           << violations_text(b.violations) << " | " << format("%.0f s", b.wall_seconds)
-           << " |\n";
+           << violations_text(b.violations) << " | " << format("%.0f s", b.wall_seconds) << " |\n";
     }
     if (!chart.empty())
         md << "\n![" << run.driver << " extend latency, baseline vs patched](" << chart << ")\n";

@@ -48,14 +48,14 @@ std::string escape_xml(const std::string& s) {
 }
 
 class LogAxis {
-public:
+  public:
     LogAxis(double lo, double hi, double x0, double x1)
         : log_lo_(std::log(lo)), log_hi_(std::log(hi)), x0_(x0), x1_(x1) {}
     double x(double value) const {
         return x0_ + (std::log(value) - log_lo_) / (log_hi_ - log_lo_) * (x1_ - x0_);
     }
 
-private:
+  private:
     double log_lo_, log_hi_, x0_, x1_;
 };
 
@@ -125,8 +125,8 @@ std::string render_latency_svg(const DeviceRun& run, const std::string& title) {
     };
     double max_share = 1;
     for (size_t i = 0; i < kBins; ++i)
-        max_share = std::max({max_share, share(hb.counts[i], baseline.size()),
-                              share(hp.counts[i], patched.size())});
+        max_share = std::max(
+            {max_share, share(hb.counts[i], baseline.size()), share(hp.counts[i], patched.size())});
     double y_top = std::ceil(max_share / 10) * 10;
     auto y = [&](double percent) { return plot_y1 - percent / y_top * (plot_y1 - plot_y0); };
 
@@ -167,20 +167,19 @@ std::string render_latency_svg(const DeviceRun& run, const std::string& title) {
         svg << "<line class=\"median-" << style.name << "\" x1=\"" << fixed(x) << "\" y1=\""
             << plot_y0 - 4 << "\" x2=\"" << fixed(x) << "\" y2=\"" << plot_y1 << "\" stroke=\""
             << style.colour << "\" stroke-width=\"2\" stroke-dasharray=\"6,4\"/>\n"
-            << "<text class=\"median-label\" x=\"" << fixed(x + (right_half ? -6 : 6))
-            << "\" y=\"" << plot_y0 + 14 + 18 * row << "\" text-anchor=\""
-            << (right_half ? "end" : "start") << "\" fill=\"" << style.colour
-            << "\" font-weight=\"bold\">" << style.name << " median "
-            << format_duration_us(v.summary.median_us) << "</text>\n";
+            << "<text class=\"median-label\" x=\"" << fixed(x + (right_half ? -6 : 6)) << "\" y=\""
+            << plot_y0 + 14 + 18 * row << "\" text-anchor=\"" << (right_half ? "end" : "start")
+            << "\" fill=\"" << style.colour << "\" font-weight=\"bold\">" << style.name
+            << " median " << format_duration_us(v.summary.median_us) << "</text>\n";
     };
     median_line(run.baseline, kBaseline, 0);
     median_line(run.patched, kPatched, 1);
 
     // Axes, x ticks in time units, labels.
-    svg << "<line class=\"axis\" x1=\"" << plot_x0 << "\" y1=\"" << plot_y1 << "\" x2=\""
-        << plot_x1 << "\" y2=\"" << plot_y1 << "\" stroke=\"black\"/>\n"
-        << "<line class=\"axis\" x1=\"" << plot_x0 << "\" y1=\"" << plot_y0 << "\" x2=\""
-        << plot_x0 << "\" y2=\"" << plot_y1 << "\" stroke=\"black\"/>\n";
+    svg << "<line class=\"axis\" x1=\"" << plot_x0 << "\" y1=\"" << plot_y1 << "\" x2=\"" << plot_x1
+        << "\" y2=\"" << plot_y1 << "\" stroke=\"black\"/>\n"
+        << "<line class=\"axis\" x1=\"" << plot_x0 << "\" y1=\"" << plot_y0 << "\" x2=\"" << plot_x0
+        << "\" y2=\"" << plot_y1 << "\" stroke=\"black\"/>\n";
     for (double t : ticks_for(lo, hi)) {
         double x = axis.x(t);
         svg << "<line x1=\"" << fixed(x) << "\" y1=\"" << plot_y1 << "\" x2=\"" << fixed(x)
@@ -188,16 +187,16 @@ std::string render_latency_svg(const DeviceRun& run, const std::string& title) {
             << "<text class=\"xtick\" x=\"" << fixed(x) << "\" y=\"" << plot_y1 + 19
             << "\" text-anchor=\"middle\">" << tick_label(t) << "</text>\n";
     }
-    svg << "<text class=\"xlabel\" x=\"" << (plot_x0 + plot_x1) / 2 << "\" y=\""
-        << kHeight - 22 << "\" text-anchor=\"middle\">time of one TPM2_PCR_Extend through "
+    svg << "<text class=\"xlabel\" x=\"" << (plot_x0 + plot_x1) / 2 << "\" y=\"" << kHeight - 22
+        << "\" text-anchor=\"middle\">time of one TPM2_PCR_Extend through "
         << "/dev/tpm0 (log scale)</text>\n"
         << "<text class=\"ylabel\" transform=\"translate(24," << (plot_y0 + plot_y1) / 2
         << ") rotate(-90)\" text-anchor=\"middle\">% of the variant's extends</text>\n";
 
     // The ratio under the title, then the legend with counts and boots.
     auto legend = [&](const VariantSummary& v, const VariantStyle& style, double x) {
-        svg << "<rect x=\"" << x << "\" y=\"62\" width=\"14\" height=\"14\" fill=\""
-            << style.colour << "\" fill-opacity=\"0.55\" stroke=\"" << style.colour << "\"/>\n"
+        svg << "<rect x=\"" << x << "\" y=\"62\" width=\"14\" height=\"14\" fill=\"" << style.colour
+            << "\" fill-opacity=\"0.55\" stroke=\"" << style.colour << "\"/>\n"
             << "<text class=\"legend\" x=\"" << x + 20 << "\" y=\"74\">" << style.name << " ("
             << v.summary.count << " extends, " << v.boots << " boots)</text>\n";
     };

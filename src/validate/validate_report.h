@@ -36,9 +36,9 @@ struct CheckpatchCounts {
 
 // L3: one module a patch touches, built before and after.
 struct ModuleOutcome {
-    std::string name;       // "tpm_i2c_nuvoton"
-    std::string directory;  // tree-relative, "drivers/char/tpm"
-    std::string config;     // "CONFIG_TCG_TIS_I2C_NUVOTON"
+    std::string name;         // "tpm_i2c_nuvoton"
+    std::string directory;    // tree-relative, "drivers/char/tpm"
+    std::string config;       // "CONFIG_TCG_TIS_I2C_NUVOTON"
     std::string config_value; // "m", "y" or "" (not set)
     LevelStatus status = LevelStatus::not_run;
     std::string message;
@@ -69,8 +69,8 @@ struct VariantSummary {
 
 // L4 of one driver: both variants, interleaved boots, and the verdict.
 struct DeviceRun {
-    std::string driver;  // "tpm_i2c_nuvoton"
-    std::string profile; // path of the device profile
+    std::string driver;                              // "tpm_i2c_nuvoton"
+    std::string profile;                             // path of the device profile
     std::map<std::string, std::string> requirements; // name -> "1000 us", from the profile
     std::uint32_t extends = 0;
     std::vector<BootRun> boots; // in the order they ran
@@ -79,9 +79,9 @@ struct DeviceRun {
 };
 
 struct PatchResult {
-    size_t number = 0;       // 1-based position in the series
-    std::string path;        // the patch file
-    std::string subject;     // without the [PATCH m/n] prefix
+    size_t number = 0;              // 1-based position in the series
+    std::string path;               // the patch file
+    std::string subject;            // without the [PATCH m/n] prefix
     std::vector<std::string> files; // tree-relative files it changes
     std::array<LevelResult, 4> levels;
     CheckpatchCounts checkpatch;
@@ -95,16 +95,16 @@ struct PatchResult {
 struct ValidationReport {
     std::string tool_version;
     std::string tree;
-    std::string series;         // the series directory or the git range
+    std::string series; // the series directory or the git range
     std::string base_commit;
     std::string headers_dir;
     std::string kernel_release; // the guest kernel
     int config_hz = 0;
-    std::vector<int> levels;    // requested
-    int boots = 0;              // per variant
-    std::uint32_t extends = 0;  // per boot
-    std::string profile;        // device profile override ("" = each model's default)
-    std::string started_at;     // UTC, ISO 8601
+    std::vector<int> levels;   // requested
+    int boots = 0;             // per variant
+    std::uint32_t extends = 0; // per boot
+    std::string profile;       // device profile override ("" = each model's default)
+    std::string started_at;    // UTC, ISO 8601
     double wall_seconds = 0;
     std::vector<PatchResult> patches;
     std::vector<std::string> errors; // problems outside any one patch

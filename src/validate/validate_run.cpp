@@ -81,7 +81,8 @@ std::vector<KbuildModule> modules_touched(const std::string& root,
                 continue;
             for (const auto& entry : fs::directory_iterator(dir))
                 if (entry.path().extension() == ".c")
-                    if (auto text = read_tree_file(root, (p.parent_path() / entry.path().filename()).string());
+                    if (auto text = read_tree_file(
+                            root, (p.parent_path() / entry.path().filename()).string());
                         text && std::regex_search(*text, includes))
                         sources.push_back((p.parent_path() / entry.path().filename()).string());
         }
@@ -107,13 +108,13 @@ struct Snapshots {
 };
 
 class SeriesValidator {
-public:
+  public:
     SeriesValidator(const ValidateOptions& options, ValidationReport& report)
         : options_(options), report_(report) {}
 
     void run();
 
-private:
+  private:
     void progress(const std::string& what) {
         if (options_.on_progress)
             options_.on_progress(what);
@@ -175,8 +176,8 @@ void SeriesValidator::run() {
     try {
         progress("checking out " + report_.base_commit.substr(0, 12) + " (sparse) for git am");
         SparseSet sparse = sparse_set_for(series);
-        checkout_ = std::make_unique<ScratchCheckout>(repository, report_.base_commit,
-                                                      sparse.dirs, sparse.file_dirs,
+        checkout_ = std::make_unique<ScratchCheckout>(repository, report_.base_commit, sparse.dirs,
+                                                      sparse.file_dirs,
                                                       (fs::path(work_dir_) / "checkout").string());
     } catch (const std::exception& e) {
         report_.errors.push_back(e.what());
@@ -199,7 +200,8 @@ void SeriesValidator::run() {
 
 void SeriesValidator::validate_patch(const SeriesPatch& patch, PatchResult& result) {
     for (int l = 1; l <= 4; ++l)
-        result.levels[l - 1].status = wants(options_, l) ? LevelStatus::not_run : LevelStatus::skipped;
+        result.levels[l - 1].status =
+            wants(options_, l) ? LevelStatus::not_run : LevelStatus::skipped;
 
     // Modules are found and snapshotted as the tree is before the patch...
     std::vector<std::string> unresolved;
@@ -227,8 +229,9 @@ void SeriesValidator::validate_patch(const SeriesPatch& patch, PatchResult& resu
             l1.message = "does not apply to " + checkout_->head().substr(0, 12);
             l1.details.push_back(am.message);
         } else {
-            report_.errors.push_back("patch " + std::to_string(result.number) +
-                                     " does not apply; L1 was not requested but later levels need it");
+            report_.errors.push_back(
+                "patch " + std::to_string(result.number) +
+                " does not apply; L1 was not requested but later levels need it");
         }
         for (int l = 2; l <= 4; ++l)
             if (result.levels[l - 1].status != LevelStatus::skipped)
@@ -309,10 +312,10 @@ void SeriesValidator::level_build(PatchResult& result, const std::vector<KbuildM
                 out.message = std::to_string(out.new_warnings.size()) + " new warning(s)";
             } else {
                 out.status = LevelStatus::passed;
-                out.message = std::string("builds") +
-                              (out.config_value == "y" ? " (built in by the config; as a module here)"
-                                                       : "") +
-                              ", no new warnings";
+                out.message =
+                    std::string("builds") +
+                    (out.config_value == "y" ? " (built in by the config; as a module here)" : "") +
+                    ", no new warnings";
             }
             (out.status == LevelStatus::passed ? built : failed)
                 .push_back(m.name + ": " + out.message);
@@ -382,12 +385,13 @@ void SeriesValidator::level_device(PatchResult& result, const std::vector<Kbuild
     level.seconds = seconds_since(start);
     if (result.devices.empty()) {
         level.status = LevelStatus::not_applicable;
-        level.message = without_model.empty()
-                            ? "no driver touched"
-                            : "no device model for " + without_model.front() +
-                                  (without_model.size() > 1
-                                       ? " and " + std::to_string(without_model.size() - 1) + " more"
-                                       : "");
+        level.message =
+            without_model.empty()
+                ? "no driver touched"
+                : "no device model for " + without_model.front() +
+                      (without_model.size() > 1
+                           ? " and " + std::to_string(without_model.size() - 1) + " more"
+                           : "");
         for (const auto& name : without_model)
             level.details.push_back("no device model for " + name);
     }

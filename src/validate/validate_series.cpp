@@ -67,8 +67,8 @@ std::string patch_subject(std::string_view mail) {
 std::vector<std::string> patch_files(std::string_view mail) {
     static const std::regex kDiffGit(R"(^diff --git a/(\S+) b/(\S+))", std::regex::multiline);
     std::vector<std::string> files;
-    for (std::cregex_iterator it(mail.data(), mail.data() + mail.size(), kDiffGit), end;
-         it != end; ++it) {
+    for (std::cregex_iterator it(mail.data(), mail.data() + mail.size(), kDiffGit), end; it != end;
+         ++it) {
         std::string file = (*it)[2];
         if (std::find(files.begin(), files.end(), file) == files.end())
             files.push_back(file);
@@ -123,7 +123,8 @@ Series series_from_git_range(const std::string& repo, const std::string& range,
             throw SeriesError("git " + args[3] + " " + range + ": " + trim(r.output));
         return trim(r.output);
     };
-    std::string base = git({"rev-parse", "--verify", "--quiet", range.substr(0, dots) + "^{commit}"});
+    std::string base =
+        git({"rev-parse", "--verify", "--quiet", range.substr(0, dots) + "^{commit}"});
     fs::create_directories(out_dir);
     git({"format-patch", "--quiet", "--no-cover-letter", "-o", out_dir, range});
     Series series = read_series_dir(out_dir);

@@ -28,7 +28,9 @@ std::string env_value(const char* name) {
     return "";
 }
 
-std::string ksweep(const std::string& args) { return std::string(KSWEEP_BINARY) + " " + args; }
+std::string ksweep(const std::string& args) {
+    return std::string(KSWEEP_BINARY) + " " + args;
+}
 
 // A value from the report JSON, read with python3's json module (a real parser, so the test
 // also proves the file is valid JSON). `expr` is Python over `r`, the parsed report.
@@ -42,7 +44,7 @@ std::string json_query(const std::string& report, const std::string& expr) {
 }
 
 class ValidateOnLinux61 : public ::testing::Test {
-protected:
+  protected:
     void SetUp() override {
         tree = env_value("KSWEEP_TREE_6_1");
         if (tree.empty() || !fs::exists(tree + "/scripts/checkpatch.pl"))
@@ -84,34 +86,39 @@ TEST_F(ValidateOnLinux61, TpmSeriesPassesL1ToL3AndNamesDriversWithoutDeviceModel
 // The historical series: a clone of the tree with the pre-v4.12 driver committed, and the
 // one-patch series `ksweep series` writes for it (see tests/integration/series_tpm_test.cpp).
 class HistoricalNuvoton : public ValidateOnLinux61 {
-protected:
+  protected:
     void SetUp() override {
         ValidateOnLinux61::SetUp();
         if (IsSkipped())
             return;
         // Any series on the tree names the scratch repository holding the tree as a commit.
-        auto made = run(ksweep("series --signoff 'T <t@example.org>' -o " +
-                               quote(tmp.path() + "/unused") + " " + quote(tree) +
-                               " drivers/char/tpm"));
+        auto made =
+            run(ksweep("series --signoff 'T <t@example.org>' -o " + quote(tmp.path() + "/unused") +
+                       " " + quote(tree) + " drivers/char/tpm"));
         std::smatch m;
         ASSERT_TRUE(std::regex_search(made.output, m, std::regex("scratch repository\n(\\S+)")))
             << made.output;
         std::string scratch = m[1];
         std::string base = trim_newline(run("git --git-dir=" + quote(scratch) +
                                             " for-each-ref --format='%(objectname)' "
-                                            "refs/ksweep/base/").output);
+                                            "refs/ksweep/base/")
+                                            .output);
         ASSERT_EQ(base.size(), 40u) << base;
         clone = tmp.path() + "/linux";
         ASSERT_EQ(run("git clone -q --shared --no-checkout " + quote(scratch) + " " + quote(clone))
-                      .status, 0);
+                      .status,
+                  0);
         git(clone, "config user.name T");
         git(clone, "config user.email t@example.org");
         git(clone, "sparse-checkout set --cone drivers/char/tpm");
         git(clone, "checkout -q -b historical " + base);
         std::string file = clone + "/drivers/char/tpm/tpm_i2c_nuvoton.c";
-        ASSERT_EQ(run("bash " + quote(std::string(KSWEEP_SOURCE_DIR) +
-                                      "/tests/historical/nuvoton_pre_v4_12.sh") +
-                      " " + quote(file) + " " + quote(file)).status, 0);
+        ASSERT_EQ(
+            run("bash " +
+                quote(std::string(KSWEEP_SOURCE_DIR) + "/tests/historical/nuvoton_pre_v4_12.sh") +
+                " " + quote(file) + " " + quote(file))
+                .status,
+            0);
         git(clone, "commit -q -am 'tpm: tpm_i2c_nuvoton: back to msleep() as before v4.12'");
         series = tmp.path() + "/nuvoton";
         made = run(ksweep("series --signoff 'T <t@example.org>' -o " + quote(series) + " " +
@@ -123,8 +130,8 @@ protected:
 
 TEST_F(HistoricalNuvoton, AllFourLevelsPassAndPatchedIsFaster) {
     std::string out = tmp.path() + "/report";
-    auto v = run(ksweep("validate --series " + quote(series) + " -n 10 --boots 2 -o " +
-                        quote(out) + " " + quote(clone)));
+    auto v = run(ksweep("validate --series " + quote(series) + " -n 10 --boots 2 -o " + quote(out) +
+                        " " + quote(clone)));
     EXPECT_EQ(v.status, 0) << v.output;
     std::string report = out + "/report.json";
     ASSERT_EQ(json_query(report, "len(r['patches'])"), "1");
@@ -153,7 +160,8 @@ TEST_F(HistoricalNuvoton, AllFourLevelsPassAndPatchedIsFaster) {
 
 TEST_F(HistoricalNuvoton, DeviceThatNeedsTheLongDelayFailsThePatchedDriver) {
     std::string out = tmp.path() + "/report";
-    std::string profile = std::string(KSWEEP_SOURCE_DIR) + "/qemu/profiles/nuvoton_strict_timing.yaml";
+    std::string profile =
+        std::string(KSWEEP_SOURCE_DIR) + "/qemu/profiles/nuvoton_strict_timing.yaml";
     auto v = run(ksweep("validate --series " + quote(series) + " --levels 1,4 -n 5 --boots 1 " +
                         "--profile " + quote(profile) + " -o " + quote(out) + " " + quote(clone)));
     EXPECT_EQ(v.status, 1) << v.output;
@@ -162,15 +170,16 @@ TEST_F(HistoricalNuvoton, DeviceThatNeedsTheLongDelayFailsThePatchedDriver) {
     EXPECT_EQ(json_query(report, "r['patches'][0]['levels']['L4']['status']"), "failed");
     // The msleep() driver waits long enough; the usleep_range() one does not.
     EXPECT_EQ(json_query(report, d + "['variants']['baseline']['violations']"), "{}");
-    int broken = std::stoi(json_query(
-        report, "sum(" + d + "['variants']['patched']['violations'].values())"));
+    int broken = std::stoi(
+        json_query(report, "sum(" + d + "['variants']['patched']['violations'].values())"));
     EXPECT_GT(broken, 0);
     // The report names the requirement, the count and the variant.
     std::string md = read_file(out + "/report.md");
     std::smatch m;
-    ASSERT_TRUE(std::regex_search(
-        md, m, std::regex("device requirement violated: patched broke (min_status_gap|"
-                          "min_poll_interval) ([0-9]+) times")))
+    ASSERT_TRUE(
+        std::regex_search(md, m,
+                          std::regex("device requirement violated: patched broke (min_status_gap|"
+                                     "min_poll_interval) ([0-9]+) times")))
         << md;
     EXPECT_GT(std::stoi(m[2]), 0);
     EXPECT_NE(md.find("(requirements: min_poll_interval 6000 us min_status_gap 6000 us)"),

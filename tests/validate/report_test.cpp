@@ -2,12 +2,11 @@
 #include "validate/report_render.h"
 #include "validate/stats.h"
 
-#include <gtest/gtest.h>
-
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <gtest/gtest.h>
 #include <regex>
 
 namespace ksweep::validate {
@@ -69,7 +68,10 @@ TEST(ReportTest, MarkdownHasVerdictLevelsAndTheVariantTable) {
     EXPECT_NE(md.find("| variant | boots | extends | total time | min - max | median | p95 |"),
               std::string::npos);
     // Baseline: 40 samples of 24..38.4 ms; the ratio column is relative to it.
-    EXPECT_TRUE(std::regex_search(md, std::regex(R"(\| baseline \| 2 \| 40 \| [0-9.]+ s \| 24\.0 ms - 38\.4 ms \| [0-9.]+ ms \| [0-9.]+ ms \| 1\.00x \|)")))
+    EXPECT_TRUE(std::regex_search(
+        md,
+        std::regex(
+            R"(\| baseline \| 2 \| 40 \| [0-9.]+ s \| 24\.0 ms - 38\.4 ms \| [0-9.]+ ms \| [0-9.]+ ms \| 1\.00x \|)")))
         << md;
     EXPECT_TRUE(std::regex_search(md, std::regex(R"(\| patched \| 2 \| 40 \| .* \| 0\.11x \|)")))
         << md;

@@ -6,8 +6,7 @@
 namespace ksweep::validate {
 namespace {
 
-BootRun boot(const std::string& variant, int number, std::vector<std::int64_t> ns,
-             bool ok = true) {
+BootRun boot(const std::string& variant, int number, std::vector<std::int64_t> ns, bool ok = true) {
     BootRun b;
     b.variant = variant;
     b.boot = number;

@@ -7,11 +7,10 @@
 #include "validate/validate_run.h"
 #include "validate/validate_series.h"
 
-#include <gtest/gtest.h>
-
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <gtest/gtest.h>
 
 namespace fs = std::filesystem;
 
@@ -90,8 +89,7 @@ TEST(SeriesTest, SubjectFilesAndBase) {
                        "diff --git a/drivers/x/old.h b/drivers/x/new.h\n"
                        "diff --git a/drivers/x/a.c b/drivers/x/a.c\n"
                        "base-commit: 0123456789abcdef0123456789abcdef01234567\n";
-    EXPECT_EQ(patch_subject(mail),
-              "tpm: tpm_i2c_nuvoton: a long subject that continues here");
+    EXPECT_EQ(patch_subject(mail), "tpm: tpm_i2c_nuvoton: a long subject that continues here");
     EXPECT_EQ(patch_files(mail), (std::vector<std::string>{"drivers/x/a.c", "drivers/x/new.h"}));
     EXPECT_EQ(patch_base_commit(mail), "0123456789abcdef0123456789abcdef01234567");
 }
@@ -126,7 +124,7 @@ TEST(WarningsTest, LineNumbersAndBuildDirectoryDoNotMakeAWarningNew) {
 
 // A git repository shaped like a kernel tree, with one driver and its Makefile.
 class ValidateRunTest : public ::testing::Test {
-protected:
+  protected:
     void SetUp() override {
         root_ = fs::temp_directory_path() /
                 ("ksweep-validate-test-" + std::to_string(getpid()) + "-" +
@@ -165,12 +163,14 @@ protected:
         write(root_ / "series" / name,
               "From 0000000000000000000000000000000000000000 Mon Sep 17 00:00:00 2001\n"
               "From: T <t@t>\nDate: Mon, 1 Jan 2024 00:00:00 +0000\n"
-              "Subject: [PATCH " + std::to_string(number) + "/2] misc: kfoo: return " +
-                  std::to_string(to) + "\n\nWhy.\n\nSigned-off-by: T <t@t>\n---\n"
-              "diff --git a/drivers/misc/kfoo/kfoo.c b/drivers/misc/kfoo/kfoo.c\n"
-              "--- a/drivers/misc/kfoo/kfoo.c\n+++ b/drivers/misc/kfoo/kfoo.c\n"
-              "@@ -1,4 +1,4 @@\n int kfoo(void)\n {\n-\treturn " + std::to_string(from) +
-                  ";\n+\treturn " + std::to_string(to) + ";\n }\n-- \n2.39.5\n\n");
+              "Subject: [PATCH " +
+                  std::to_string(number) + "/2] misc: kfoo: return " + std::to_string(to) +
+                  "\n\nWhy.\n\nSigned-off-by: T <t@t>\n---\n"
+                  "diff --git a/drivers/misc/kfoo/kfoo.c b/drivers/misc/kfoo/kfoo.c\n"
+                  "--- a/drivers/misc/kfoo/kfoo.c\n+++ b/drivers/misc/kfoo/kfoo.c\n"
+                  "@@ -1,4 +1,4 @@\n int kfoo(void)\n {\n-\treturn " +
+                  std::to_string(from) + ";\n+\treturn " + std::to_string(to) +
+                  ";\n }\n-- \n2.39.5\n\n");
     }
     ValidateOptions options() {
         ValidateOptions o;
