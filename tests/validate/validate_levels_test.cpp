@@ -240,6 +240,47 @@ TEST_F(ValidateRunTest, GitRangeIsValidatedFromItsFirstCommit) {
     EXPECT_NE(r.errors[0].find("A..B"), std::string::npos);
 }
 
+// L3 for real: an obj-m module built against Debian's headers before and after a patch that
+// adds an unused variable. The new warning fails the level; the baseline built clean.
+TEST_F(ValidateRunTest, NewCompilerWarningFailsL3) {
+    const char* headers = std::getenv("KSWEEP_HEADERS");
+    std::string headers_dir = headers ? headers : "/usr/src/linux-headers-6.1.0-57-amd64";
+    if (!fs::exists(fs::path(headers_dir) / "Makefile"))
+        GTEST_SKIP() << "no prepared kernel headers (scripts/setup.sh installs them)";
+    write(tree_ / "drivers/misc/kfoo/Makefile", "obj-m += kfoo.o\n");
+    write(tree_ / "drivers/misc/kfoo/kfoo.c", "#include <linux/module.h>\n\n"
+                                              "static int __init kfoo_init(void)\n{\n"
+                                              "\treturn 0;\n}\nmodule_init(kfoo_init);\n"
+                                              "MODULE_LICENSE(\"GPL\");\n");
+    run("git -c user.name=t -c user.email=t@t commit -qam 'kfoo: a module'");
+    write(root_ / "series/0001-unused.patch",
+          "From 0000000000000000000000000000000000000000 Mon Sep 17 00:00:00 2001\n"
+          "From: T <t@t>\nDate: Mon, 1 Jan 2024 00:00:00 +0000\n"
+          "Subject: [PATCH] misc: kfoo: an unused variable\n\nWhy.\n\n"
+          "Signed-off-by: T <t@t>\n---\n"
+          "diff --git a/drivers/misc/kfoo/kfoo.c b/drivers/misc/kfoo/kfoo.c\n"
+          "--- a/drivers/misc/kfoo/kfoo.c\n+++ b/drivers/misc/kfoo/kfoo.c\n"
+          "@@ -3,5 +3,7 @@\n static int __init kfoo_init(void)\n {\n+\tint unused;\n+\n"
+          " \treturn 0;\n }\n module_init(kfoo_init);\n-- \n2.39.5\n\n");
+    ValidateOptions o = options();
+    o.headers_dir = headers_dir;
+    o.levels = {1, 3};
+    ValidationReport r = run_validation(o);
+    ASSERT_TRUE(r.errors.empty()) << r.errors.front();
+    ASSERT_EQ(r.patches.size(), 1u);
+    const PatchResult& p = r.patches[0];
+    EXPECT_EQ(p.levels[0].status, LevelStatus::passed) << p.levels[0].message;
+    ASSERT_EQ(p.modules.size(), 1u);
+    EXPECT_EQ(p.modules[0].config_value, "m");
+    EXPECT_EQ(p.levels[2].status, LevelStatus::failed) << p.levels[2].message;
+    EXPECT_EQ(p.levels[2].message, "kfoo: 1 new warning(s)");
+    ASSERT_EQ(p.modules[0].new_warnings.size(), 1u);
+    // gcc quotes the name with the locale's quotation marks: match around them.
+    const std::string& w = p.modules[0].new_warnings[0];
+    EXPECT_EQ(w.rfind("drivers/misc/kfoo/kfoo.c: warning: unused variable ", 0), 0u) << w;
+    EXPECT_NE(w.find("[-Wunused-variable]"), std::string::npos) << w;
+}
+
 TEST_F(ValidateRunTest, MissingSeriesIsAClearError) {
     ValidateOptions o = options();
     o.series_dir = (root_ / "nowhere").string();
