@@ -182,8 +182,11 @@ ModuleBuildResult build_modules(const ModuleBuildRequest& request) {
     fs::remove_all(dir); // a failed or interrupted earlier attempt
     for (const auto& [name, content] : files)
         write_file(dir / name, content);
+    // Without the caller's make variables: under `make test` they name a jobserver whose file
+    // descriptors this make does not have.
     CommandResult make =
-        run_command({"make", "-C", request.headers_dir, "M=" + dir.string(), "modules"},
+        run_command({"env", "-u", "MAKEFLAGS", "-u", "MFLAGS", "-u", "MAKELEVEL", "make", "-C",
+                     request.headers_dir, "M=" + dir.string(), "modules"},
                     dir.string(), std::chrono::seconds(900));
     write_file(result.log_path, make.output);
     result.warnings = warning_lines(make.output);

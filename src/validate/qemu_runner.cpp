@@ -16,6 +16,7 @@ namespace ksweep::validate {
 namespace {
 
 constexpr auto kBackendStartTimeout = std::chrono::seconds(15);
+constexpr auto kBackendGoneGrace = std::chrono::seconds(3);
 
 std::string read_text(const fs::path& path) {
     std::ifstream in(path, std::ios::binary);
@@ -178,10 +179,20 @@ GuestRunResult run_guest(const GuestRunOptions& options) {
     GuestOutputParser parser;
     std::string pending;
     size_t phases_shown = 0;
-    bool timed_out = false;
+    bool timed_out = false, backend_died = false;
+    std::optional<Clock::time_point> backend_exited;
     while (qemu.output_fd() >= 0) {
         if (Clock::now() - start > options.timeout) {
             timed_out = true;
+            qemu.terminate();
+            break;
+        }
+        // ksweep-tpmd also exits when QEMU disconnects at power-off; only a back end gone while
+        // QEMU keeps running is a failure (the guest's next transfer would hang forever).
+        if (!backend_exited && backend.poll_exit())
+            backend_exited = Clock::now();
+        if (backend_exited && Clock::now() - *backend_exited > kBackendGoneGrace) {
+            backend_died = true;
             qemu.terminate();
             break;
         }
@@ -220,6 +231,13 @@ GuestRunResult run_guest(const GuestRunOptions& options) {
                     " s (last phase: '" + r.report.last_phase() + "', " +
                     std::to_string(r.report.samples.size()) + " extends done); killed it" +
                     where_logs_are(r);
+        return r;
+    }
+    if (backend_died) {
+        r.outcome = GuestOutcome::backend_failed;
+        r.message = "ksweep-tpmd exited during the boot (status " + std::to_string(backend.wait()) +
+                    ", last phase: '" + r.report.last_phase() + "'); stopped the guest:\n" +
+                    last_lines(r.backend_output, 5) + where_logs_are(r);
         return r;
     }
     judge(r, options);

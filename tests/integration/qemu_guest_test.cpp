@@ -4,6 +4,7 @@
 #include "validate/guest_benchmark.h"
 
 #include <algorithm>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -109,6 +110,44 @@ TEST_F(QemuGuest, AHungGuestIsKilledAndItsLogsKept) {
     EXPECT_NE(result.run.message.find(result.run.console_log), std::string::npos);
     EXPECT_TRUE(fs::exists(result.run.console_log));
     EXPECT_LT(result.run.wall_seconds, 10);
+}
+
+// The pid of the ksweep-tpmd serving `socket` (our own child: its command line names it).
+pid_t backend_serving(const std::string& socket) {
+    for (const auto& entry : fs::directory_iterator("/proc")) {
+        std::ifstream in(entry.path() / "cmdline", std::ios::binary);
+        std::string cmdline((std::istreambuf_iterator<char>(in)), {});
+        if (cmdline.find("ksweep-tpmd") != std::string::npos &&
+            cmdline.find(socket) != std::string::npos)
+            return std::stoi(entry.path().filename());
+    }
+    return -1;
+}
+
+// A back end that dies mid-boot leaves the guest's next I2C transfer waiting forever: the
+// runner must notice, stop the guest at once and say so, not wait out the timeout.
+TEST_F(QemuGuest, ABackEndDyingMidBootStopsTheGuest) {
+    GuestBenchmarkOptions options;
+    options.driver_source = baseline_driver();
+    options.extends = 50;
+    options.timeout = std::chrono::seconds(600);
+    options.run_dir = run_dir_;
+    bool killed = false;
+    options.on_progress = [&](const std::string& what) {
+        if (!killed && what.rfind("modules", 0) == 0) {
+            pid_t pid = backend_serving(run_dir_ + "/tpm-i2c.sock");
+            ASSERT_GT(pid, 0);
+            kill(pid, SIGKILL);
+            killed = true;
+        }
+    };
+    GuestBenchmarkResult result = run_guest_benchmark(options);
+    ASSERT_TRUE(result.error.empty()) << result.error;
+    ASSERT_TRUE(killed);
+    EXPECT_EQ(result.run.outcome, GuestOutcome::backend_failed) << result.run.message;
+    EXPECT_NE(result.run.message.find("ksweep-tpmd exited during the boot"), std::string::npos)
+        << result.run.message;
+    EXPECT_LT(result.run.wall_seconds, 120);
 }
 
 TEST_F(QemuGuest, CommandLineRunsOneBootAndPrintsTheSummary) {
