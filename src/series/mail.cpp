@@ -123,10 +123,10 @@ std::string rfc2047(const std::string& text, size_t column, Rfc2047 type) {
 
 } // namespace
 
-std::string from_header(const std::string& name, const std::string& email) {
+std::string from_header(const std::string& name, const std::string& email, bool encode) {
     std::string out = "From: ";
     size_t max_length = 78;
-    if (needs_rfc2047(name)) {
+    if (encode && needs_rfc2047(name)) {
         out += rfc2047(name, out.size(), Rfc2047::Address);
         max_length = 76;
     } else if (name.find_first_of("()<>[]:;@,.\"\\") != std::string::npos) {
@@ -151,9 +151,11 @@ std::string mime_headers_for(const std::string& text) {
            "Content-Transfer-Encoding: 8bit\n";
 }
 
-std::string encoded_subject(const std::string& header_start, const std::string& title) {
-    return needs_rfc2047(title) ? rfc2047(title, header_start.size(), Rfc2047::Subject)
-                                : git_wrap(title, -static_cast<int>(header_start.size()), 1, 78);
+std::string encoded_subject(const std::string& header_start, const std::string& title,
+                            bool encode) {
+    return encode && needs_rfc2047(title)
+               ? rfc2047(title, header_start.size(), Rfc2047::Subject)
+               : git_wrap(title, -static_cast<int>(header_start.size()), 1, 78);
 }
 
 namespace {
@@ -170,7 +172,7 @@ void fold_subject(std::string* mail) {
         return;
     text += 2;
     std::string folded =
-        encoded_subject(mail->substr(start, text - start), mail->substr(text, end - text));
+        encoded_subject(mail->substr(start, text - start), mail->substr(text, end - text), true);
     mail->replace(text, end - text, folded);
 }
 
@@ -254,7 +256,7 @@ std::string format_patch_mail(git_repository* repo, git_commit* commit, const Ma
     // libgit2 writes the author's name raw; git encodes or quotes it.
     const size_t from = mail.find("\nFrom: ") + 1;
     const git_signature* author = git_commit_author(commit);
-    mail.replace(from, line_end(mail, from) - from, from_header(author->name, author->email));
+    mail.replace(from, line_end(mail, from) - from, from_header(author->name, author->email, true));
 
     // git marks a message (subject and body, not the diff) with non-ASCII text as 8-bit
     // UTF-8, before the To/Cc headers.

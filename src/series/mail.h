@@ -37,12 +37,14 @@ std::string subject_prefix(size_t number, size_t total, int reroll);
 // To:/Cc: headers the way git format-patch --to/--cc folds them.
 std::string address_header(const std::string& name, const std::vector<std::string>& addresses);
 
-// "From: ..." as git writes it (pretty.c): RFC 2047 for non-ASCII names, RFC 822 quotes for
-// names with specials ("David S. Miller"), folded at 78 columns.
-std::string from_header(const std::string& name, const std::string& email);
+// "From: ..." as git writes it (pretty.c): RFC 2047 for non-ASCII names (when `encode`; git
+// does not encode its cover letter's headers), RFC 822 quotes for names with specials
+// ("David S. Miller"), folded at 78 columns.
+std::string from_header(const std::string& name, const std::string& email, bool encode);
 
-// "Subject: [PATCH] " + title as git writes it: folded, or RFC 2047 encoded when not ASCII.
-std::string encoded_subject(const std::string& header_start, const std::string& title);
+// The text after "Subject: [PATCH] " as git writes it: folded, or RFC 2047 encoded when not
+// ASCII and `encode`.
+std::string encoded_subject(const std::string& header_start, const std::string& title, bool encode);
 
 // git's MIME headers for a message with non-ASCII text, else "".
 std::string mime_headers_for(const std::string& text);

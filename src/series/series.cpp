@@ -218,10 +218,12 @@ std::string cover_letter(const WrittenSeries& ws, const std::vector<PlannedPatch
     std::string mail = "From " + oid_hex(patches.back().commit) + " Mon Sep 17 00:00:00 2001\n";
     if (!message_id.empty())
         mail += "Message-Id: <" + message_id + ">\n";
-    mail += from_header(who.name, who.email);
+    // git leaves the cover letter's headers unencoded (its pretty context for the cover
+    // letter does not ask for encoded email headers); match it.
+    mail += from_header(who.name, who.email, false);
     mail += "Date: " + rfc2822_date(now, 0) + "\n";
     std::string head = "Subject: " + subject_prefix(0, patches.size(), opts.reroll) + " ";
-    mail += head + encoded_subject(head, subject) + "\n";
+    mail += head + encoded_subject(head, subject, false) + "\n";
     mail += mime_headers_for(subject + blurb + who.name);
     mail += address_header("To", ws.to) + address_header("Cc", ws.cc) + "\n";
     mail += blurb + "\n";

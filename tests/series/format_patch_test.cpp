@@ -136,9 +136,15 @@ TEST_F(FormatPatchTest, ThreadingHeadersMatchGitShallowThreads) {
 // message itself is not ASCII), RFC 822 quotes for specials, folding of long names.
 TEST_F(FormatPatchTest, EncodedAuthorsAndSubjectsMatchGit) {
     const std::vector<std::pair<std::string, std::string>> cases = {
-        {"J\xc3\xb6rg R\xc3\xb6del", "tpm: Fix R\xc3\xb6del's typo\n\n"
-                                     "Signed-off-by: J\xc3\xb6rg R\xc3\xb6del <j@example.org>\n"},
-        {"J\xc3\xb6rg R\xc3\xb6del", "tpm: ASCII message, non-ASCII author\n"},
+        {"J\xc3\xb6rg R\xc3\xb6"
+         "del",
+         "tpm: Fix R\xc3\xb6"
+         "del's typo\n\n"
+         "Signed-off-by: J\xc3\xb6rg R\xc3\xb6"
+         "del <j@example.org>\n"},
+        {"J\xc3\xb6rg R\xc3\xb6"
+         "del",
+         "tpm: ASCII message, non-ASCII author\n"},
         {"David S. Miller", "net: Quote \"specials\" in names\n"},
         {"Maximilian Alexander Bartholomew Featherstonehaugh-Cholmondeley the Third",
          "tpm: A name too long for one line\n"},
