@@ -7,11 +7,10 @@
 #include "rewrite/fixer.h"
 #include "rewrite/scanner.h"
 
-#include <git2.h>
-
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <git2.h>
 #include <memory>
 #include <optional>
 #include <set>
@@ -47,7 +46,8 @@ std::string uncommitted(git_repository* repo, const fs::path& file) {
     const fs::path rel = fs::canonical(file, ec).lexically_relative(fs::canonical(workdir, ec));
     unsigned flags = 0;
     if (git_status_file(&flags, repo, rel.generic_string().c_str()) != 0)
-        return "git status failed: " + std::string(git_error_last() ? git_error_last()->message : "");
+        return "git status failed: " +
+               std::string(git_error_last() ? git_error_last()->message : "");
     if (flags == GIT_STATUS_CURRENT)
         return "";
     if (flags & (GIT_STATUS_WT_NEW | GIT_STATUS_IGNORED))
@@ -81,8 +81,8 @@ void print_summary(const FixResult& result, bool wrote) {
             std::fprintf(stderr, "  %s: %s = %lld us\n", f.file.c_str(), f.slack_name.c_str(),
                          f.slack_us);
     for (const SiteOutcome& s : result.skipped)
-        std::fprintf(stderr, "  left alone %s:%u: %s: %s\n", s.finding.file.c_str(),
-                     s.finding.line, s.finding.call.c_str(), s.reason.c_str());
+        std::fprintf(stderr, "  left alone %s:%u: %s: %s\n", s.finding.file.c_str(), s.finding.line,
+                     s.finding.call.c_str(), s.reason.c_str());
     for (const std::string& e : result.scan.errors)
         std::fprintf(stderr, "  note: %s\n", e.c_str());
 }

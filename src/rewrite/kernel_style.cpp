@@ -165,7 +165,8 @@ bool name_says_milliseconds(std::string_view name) {
     std::string upper;
     for (char c : name)
         upper += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    static const std::regex ms_part(R"((^|_)(MS|MSEC|MSECS|MILLISEC|MILLISECS|MILLISECONDS?)(_|$))");
+    static const std::regex ms_part(
+        R"((^|_)(MS|MSEC|MSECS|MILLISEC|MILLISECS|MILLISECONDS?)(_|$))");
     return std::regex_search(upper, ms_part);
 }
 
@@ -192,7 +193,8 @@ bool needs_parens_before_multiply(std::string_view expr) {
             ++depth;
         } else if (c == ')' || c == ']') {
             --depth;
-        } else if (depth == 0 && std::string_view("+-<>&|^?:=!,").find(c) != std::string_view::npos) {
+        } else if (depth == 0 &&
+                   std::string_view("+-<>&|^?:=!,").find(c) != std::string_view::npos) {
             // A leading sign is unary and binds tighter than '*'.
             if (seen_operand || (c != '-' && c != '+' && c != '!'))
                 return true;

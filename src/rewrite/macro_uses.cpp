@@ -29,7 +29,9 @@ RawToken::Kind kind_of(const clang::Token& tok) {
     return RawToken::Punct;
 }
 
-bool opens_condition(const std::string& d) { return d == "if" || d == "ifdef" || d == "ifndef"; }
+bool opens_condition(const std::string& d) {
+    return d == "if" || d == "ifdef" || d == "ifndef";
+}
 bool continues_condition(const std::string& d) {
     return d == "else" || d == "elif" || d == "elifdef" || d == "elifndef";
 }
@@ -85,7 +87,8 @@ void FileIndex::lex(std::string_view text) {
 void FileIndex::collect_directives() {
     for (auto& d : directives_) {
         unsigned i = d.first_token;
-        while (i + 1 < tokens_.size() && tokens_[i + 1].directive == tokens_[d.first_token].directive)
+        while (i + 1 < tokens_.size() &&
+               tokens_[i + 1].directive == tokens_[d.first_token].directive)
             ++i;
         d.last_token = i;
         d.end = tokens_[i].end;
@@ -275,8 +278,7 @@ std::vector<std::vector<const MacroDefinition*>> define_blocks(const FileIndex& 
             previous = nullptr;
             continue;
         }
-        if (!previous || d.line != previous->end_line + 1 ||
-            d.cond_depth != previous->cond_depth)
+        if (!previous || d.line != previous->end_line + 1 || d.cond_depth != previous->cond_depth)
             blocks.emplace_back();
         blocks.back().push_back(&m);
         previous = &d;

@@ -23,12 +23,12 @@ struct RawToken {
 };
 
 struct Directive {
-    std::string name; // "define", "include", "if", ...
-    unsigned begin = 0; // the '#'
-    unsigned end = 0;   // end of its last token (comments included)
+    std::string name;                         // "define", "include", "if", ...
+    unsigned begin = 0;                       // the '#'
+    unsigned end = 0;                         // end of its last token (comments included)
     unsigned first_token = 0, last_token = 0; // token indices, inclusive
     unsigned line = 0, end_line = 0;          // 1-based
-    int cond_depth = 0;  // depth the directive itself sits at
+    int cond_depth = 0;                       // depth the directive itself sits at
     int brace_depth = 0;
 };
 
@@ -47,16 +47,16 @@ struct MacroDefinition {
 
 // A use of a macro name outside its own #define line.
 struct MacroUse {
-    unsigned token = 0; // index of the name's token
-    std::string callee; // the call whose whole argument the name is ("" if none)
+    unsigned token = 0;                    // index of the name's token
+    std::string callee;                    // the call whose whole argument the name is ("" if none)
     unsigned call_begin = 0, call_end = 0; // [callee, ')') when callee is set
-    std::string directive;  // the directive it sits in ("" outside directives)
-    std::string in_define;  // the macro whose body it sits in, if any
+    std::string directive;                 // the directive it sits in ("" outside directives)
+    std::string in_define;                 // the macro whose body it sits in, if any
     bool under_defined = false; // "defined(X)" / "defined X" / #ifdef X: the value does not matter
 };
 
 class FileIndex {
-public:
+  public:
     explicit FileIndex(std::string_view text);
 
     const std::vector<RawToken>& tokens() const { return tokens_; }
@@ -79,7 +79,7 @@ public:
     // Index of the first token at or after an offset.
     unsigned token_at(unsigned offset) const;
 
-private:
+  private:
     void lex(std::string_view text);
     void collect_directives();
     void find_include_guard();

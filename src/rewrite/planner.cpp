@@ -15,8 +15,9 @@ namespace {
 constexpr const char* kUsecPerMsec = "USEC_PER_MSEC";
 
 bool is_decimal(std::string_view s) {
-    return !s.empty() && std::all_of(s.begin(), s.end(),
-                                      [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+    return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
+        return std::isdigit(static_cast<unsigned char>(c));
+    });
 }
 
 // The body of a millisecond macro, in microseconds. "(N * 1000)" keeps the millisecond figure
@@ -57,19 +58,19 @@ struct Pending {
     std::string macro;
     std::vector<const MacroDefinition*> defs;
     std::vector<MacroUse> uses;
-    std::string why_scaled; // why a same-file macro keeps its unit
+    std::string why_scaled;  // why a same-file macro keeps its unit
     unsigned first_call = 0; // earliest call the group rewrites
 };
 
 class Planner {
-public:
+  public:
     Planner(const Rule& rule, const std::string& path, const std::string& text,
             const FileIndex& index)
         : rule_(rule), path_(path), text_(text), index_(index), target_(rule.target_for(path)) {}
 
     FilePlan run(const std::vector<Finding>& findings);
 
-private:
+  private:
     void classify(const std::vector<Finding>& findings);
     std::optional<std::string> why_not_convertible(const std::string& macro,
                                                    const std::vector<const MacroDefinition*>& defs,
@@ -103,8 +104,8 @@ FilePlan Planner::run(const std::vector<Finding>& findings) {
 }
 
 void Planner::classify(const std::vector<Finding>& findings) {
-    std::set<unsigned> seen;                         // a site reported once per expansion
-    std::map<std::string, Pending> by_macro;         // same-file macros, in name order
+    std::set<unsigned> seen;                 // a site reported once per expansion
+    std::map<std::string, Pending> by_macro; // same-file macros, in name order
     for (const Finding& f : findings) {
         if (f.file != path_ || !is_rule_function(f.callee) || !seen.insert(f.call_begin).second)
             continue;
@@ -135,9 +136,8 @@ void Planner::classify(const std::vector<Finding>& findings) {
 
         auto defs = f.constant.empty() ? std::vector<const MacroDefinition*>{}
                                        : index_.definitions_of(f.constant);
-        const bool defined_here =
-            f.argument == f.constant && !defs.empty() &&
-            (f.defined_at.empty() || f.defined_at.rfind(path_ + ":", 0) == 0);
+        const bool defined_here = f.argument == f.constant && !defs.empty() &&
+                                  (f.defined_at.empty() || f.defined_at.rfind(path_ + ":", 0) == 0);
         if (defined_here) {
             Pending& p = by_macro[f.constant];
             if (p.findings.empty()) {
@@ -148,9 +148,15 @@ void Planner::classify(const std::vector<Finding>& findings) {
             p.findings.push_back(f);
             continue;
         }
-        Pending p{f.resolution == Resolution::Literal && is_decimal(f.argument) ? Pending::Literal
-                                                                               : Pending::ScaleSite,
-                  {f}, "", {}, {}, "", f.call_begin};
+        Pending p{f.resolution == Resolution::Literal && is_decimal(f.argument)
+                      ? Pending::Literal
+                      : Pending::ScaleSite,
+                  {f},
+                  "",
+                  {},
+                  {},
+                  "",
+                  f.call_begin};
         pending_.push_back(std::move(p));
     }
 
@@ -223,8 +229,8 @@ void Planner::choose_slack() {
     // A second run finds the constant the first one defined: use it again.
     const auto existing = index_.definitions_of(wanted);
     if (existing.size() == 1 && !existing[0]->function_like) {
-        const std::string body(text_.substr(existing[0]->body_begin,
-                                            existing[0]->body_end - existing[0]->body_begin));
+        const std::string body(
+            text_.substr(existing[0]->body_begin, existing[0]->body_end - existing[0]->body_begin));
         if (is_decimal(body)) {
             plan_.slack_name = wanted;
             plan_.existing_slack_us = std::stoll(body);
@@ -272,10 +278,9 @@ Edit Planner::call_edit(unsigned call_begin, unsigned call_end, const std::strin
         // The line's own '\' moves right when the call grew past it.
         replacement += std::string(tail);
         const size_t last_nl = replacement.rfind('\n');
-        const unsigned col =
-            last_nl == std::string::npos
-                ? column + width_from(replacement, column)
-                : width_from(std::string_view(replacement).substr(last_nl + 1), 0);
+        const unsigned col = last_nl == std::string::npos
+                                 ? column + width_from(replacement, column)
+                                 : width_from(std::string_view(replacement).substr(last_nl + 1), 0);
         replacement += (col < continuation.column ? pad_between(col, continuation.column, tabs)
                                                   : std::string(" ")) +
                        "\\";
@@ -339,9 +344,8 @@ EditGroup Planner::build(const Pending& p) const {
                 sleeps = true;
             } else {
                 const std::string& to = rule_.convertible.at(u.callee);
-                g.edits.push_back(Edit{u.call_begin,
-                                       static_cast<unsigned>(u.call_begin + u.callee.size()), to,
-                                       -1});
+                g.edits.push_back(Edit{
+                    u.call_begin, static_cast<unsigned>(u.call_begin + u.callee.size()), to, -1});
             }
         }
         g.uses_slack = g.uses_slack && sleeps;
@@ -428,9 +432,8 @@ FinalEdits finalize_plan(const Rule& rule, const std::string& path, const std::s
                 s.comment_col = column_at(text, c.begin);
                 s.tabs = text.substr(def.body_end, c.begin - def.body_end).find('\t') !=
                          std::string::npos;
-                s.comment = l.rewrite->comment_to_usec
-                                ? comment_in_usec(c.text).value_or(c.text)
-                                : c.text;
+                s.comment =
+                    l.rewrite->comment_to_usec ? comment_in_usec(c.text).value_or(c.text) : c.text;
                 overflow |= s.body_end_col + 1 > s.comment_col;
                 any_tabs |= s.tabs;
                 widest = std::max({widest, s.comment_col, s.body_end_col + 1});

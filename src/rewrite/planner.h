@@ -25,7 +25,7 @@ namespace ksweep {
 // A #define whose body changes: to microseconds, or just parenthesised.
 struct DefineRewrite {
     const MacroDefinition* def = nullptr;
-    std::string body;           // the new replacement list
+    std::string body; // the new replacement list
     bool comment_to_usec = false;
 };
 
@@ -46,8 +46,8 @@ struct EditGroup {
 
 struct FilePlan {
     std::vector<EditGroup> groups;
-    std::vector<SiteOutcome> skipped; // sites left alone, with the reason
-    std::string slack_name;           // "" when the target needs none
+    std::vector<SiteOutcome> skipped;           // sites left alone, with the reason
+    std::string slack_name;                     // "" when the target needs none
     std::optional<long long> existing_slack_us; // the file already defines the constant
     std::optional<SlackAnchor> anchor;          // where a new constant goes
 };
@@ -64,7 +64,6 @@ struct FinalEdits {
     bool slack_defined_here = false;
 };
 FinalEdits finalize_plan(const Rule& rule, const std::string& path, const std::string& text,
-                         const FileIndex& index, FilePlan& plan,
-                         const std::vector<bool>& accepted);
+                         const FileIndex& index, FilePlan& plan, const std::vector<bool>& accepted);
 
 } // namespace ksweep

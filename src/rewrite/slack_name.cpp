@@ -11,9 +11,9 @@ namespace {
 // Words that group macros rather than name the device: FOO_REG_CTRL and FOO_REG_STATUS share
 // FOO_REG, but the device's prefix is FOO; DRIVER_NAME and DRIVER_DESC name no device at all.
 bool ends_in_category_word(const std::string& prefix) {
-    static const std::set<std::string> words = {"REG",  "REGS", "ADDR",   "CMD",   "BIT",
-                                                "MASK", "SHIFT", "FLAG",  "FLAGS", "DRIVER",
-                                                "DRV",  "MODULE"};
+    static const std::set<std::string> words = {"REG",   "REGS",   "ADDR",  "CMD",
+                                                "BIT",   "MASK",   "SHIFT", "FLAG",
+                                                "FLAGS", "DRIVER", "DRV",   "MODULE"};
     const size_t at = prefix.find_last_of('_');
     return words.count(at == std::string::npos ? prefix : prefix.substr(at + 1)) > 0;
 }
@@ -41,9 +41,8 @@ std::string shared_macro_prefix(const std::vector<std::string>& names) {
 }
 
 std::string file_name_prefix(const std::string& path) {
-    std::string base = path.substr(path.find_last_of('/') == std::string::npos
-                                       ? 0
-                                       : path.find_last_of('/') + 1);
+    std::string base =
+        path.substr(path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1);
     base = base.substr(0, base.find('.'));
     std::string out;
     for (char c : base)

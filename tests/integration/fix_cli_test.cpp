@@ -41,7 +41,7 @@ Command run(const std::string& cmd) {
 }
 
 class FixCli : public ::testing::Test {
-protected:
+  protected:
     void SetUp() override {
         char tmpl[] = "/tmp/ksweep-fixcli-XXXXXX";
         ASSERT_NE(mkdtemp(tmpl), nullptr);
@@ -50,7 +50,8 @@ protected:
         std::ofstream(tree_ / "Makefile") << "VERSION = 6\nPATCHLEVEL = 1\nSUBLEVEL = 0\n";
         const fs::path fixtures = fs::path(KSWEEP_FIXTURES) / "fix";
         for (const char* f : kFixtures)
-            fs::copy_file(fixtures / (std::string(f) + ".c"), tree_ / "drivers/misc" / (std::string(f) + ".c"));
+            fs::copy_file(fixtures / (std::string(f) + ".c"),
+                          tree_ / "drivers/misc" / (std::string(f) + ".c"));
         const std::string git = "git -C '" + tree_.string() + "' ";
         ASSERT_EQ(run(git + "init -q && " + git + "add . && " + git +
                       "-c user.name=t -c user.email=t@invalid commit -q -m base")
@@ -77,7 +78,8 @@ TEST_F(FixCli, TheDiffAppliesAndGivesTheExpectedTexts) {
                   read(fs::path(KSWEEP_FIXTURES) / "fix" / (std::string(f) + ".c")));
     const fs::path patch = tree_ / "fix.diff";
     std::ofstream(patch) << diff.out;
-    ASSERT_EQ(run("git -C '" + tree_.string() + "' apply '" + patch.string() + "'").rc, 0) << diff.out;
+    ASSERT_EQ(run("git -C '" + tree_.string() + "' apply '" + patch.string() + "'").rc, 0)
+        << diff.out;
     for (const char* f : kFixtures)
         EXPECT_EQ(read(tree_ / "drivers/misc" / (std::string(f) + ".c")), expected(f)) << f;
 }

@@ -25,7 +25,9 @@ std::string read(const fs::path& p) {
     return ss.str();
 }
 
-std::string quote(const std::string& s) { return "'" + s + "'"; }
+std::string quote(const std::string& s) {
+    return "'" + s + "'";
+}
 
 struct Command {
     int rc;
@@ -70,7 +72,7 @@ std::string code_tokens(const std::string& text) {
 }
 
 class HistoricalNuvoton : public ::testing::Test {
-protected:
+  protected:
     void SetUp() override {
         src_ = kernel_setting("KSWEEP_TREE_6_1");
         headers_ = kernel_setting("KSWEEP_HEADERS");
@@ -84,8 +86,9 @@ protected:
         fs::create_directories(tree_ / "drivers/char/tpm");
         fs::copy_file(fs::path(src_) / "Makefile", tree_ / "Makefile");
         fs::copy_file(fs::path(src_) / "drivers/char/tpm/tpm.h", tree_ / "drivers/char/tpm/tpm.h");
-        const Command script = run(std::string(KSWEEP_SOURCE_DIR) + "/tests/historical/nuvoton_pre_v4_12.sh " +
-                               quote(src_ + "/" + kNuvoton) + " " + quote((tree_ / kNuvoton).string()));
+        const Command script =
+            run(std::string(KSWEEP_SOURCE_DIR) + "/tests/historical/nuvoton_pre_v4_12.sh " +
+                quote(src_ + "/" + kNuvoton) + " " + quote((tree_ / kNuvoton).string()));
         ASSERT_EQ(script.rc, 0) << script.out;
         const std::string git = "git -C " + quote(tree_.string()) + " ";
         ASSERT_EQ(run(git + "init -q && " + git + "add -f . && " + git +
@@ -109,12 +112,15 @@ protected:
 
 TEST_F(HistoricalNuvoton, TheScriptGivesThePreV412Form) {
     const std::string old = read(tree_ / kNuvoton);
-    EXPECT_NE(old.find("#define TPM_I2C_BUS_DELAY              1       /* msec */\n"), std::string::npos);
+    EXPECT_NE(old.find("#define TPM_I2C_BUS_DELAY              1       /* msec */\n"),
+              std::string::npos);
     EXPECT_NE(old.find("msecs_to_jiffies(TPM_I2C_RETRY_DELAY_LONG)"), std::string::npos);
     EXPECT_EQ(old.find("usleep_range"), std::string::npos);
     EXPECT_EQ(old.find("TPM_I2C_DELAY_RANGE"), std::string::npos);
     const std::regex sleep(R"(msleep\(TPM_I2C_(BUS_DELAY|RETRY_DELAY_SHORT|RETRY_DELAY_LONG)\))");
-    EXPECT_EQ(std::distance(std::sregex_iterator(old.begin(), old.end(), sleep), std::sregex_iterator()), 4);
+    EXPECT_EQ(
+        std::distance(std::sregex_iterator(old.begin(), old.end(), sleep), std::sregex_iterator()),
+        4);
 }
 
 TEST_F(HistoricalNuvoton, FixDoesWhatUpstreamA233a0289cf9DidAndTheModuleBuilds) {
@@ -123,7 +129,8 @@ TEST_F(HistoricalNuvoton, FixDoesWhatUpstreamA233a0289cf9DidAndTheModuleBuilds) 
     const std::string fixed = read(tree_ / kNuvoton);
 
     // Four usleep_range sites, no msleep left.
-    const std::regex site(R"(usleep_range\((TPM_I2C_\w+),\s+(TPM_I2C_\w+) \+\s+TPM_I2C_DELAY_RANGE\))");
+    const std::regex site(
+        R"(usleep_range\((TPM_I2C_\w+),\s+(TPM_I2C_\w+) \+\s+TPM_I2C_DELAY_RANGE\))");
     int sites = 0;
     for (std::sregex_iterator it(fixed.begin(), fixed.end(), site), end; it != end; ++it, ++sites)
         EXPECT_EQ((*it)[1], (*it)[2]);
@@ -131,12 +138,17 @@ TEST_F(HistoricalNuvoton, FixDoesWhatUpstreamA233a0289cf9DidAndTheModuleBuilds) 
     EXPECT_EQ(fixed.find("msleep("), std::string::npos);
     // The delay macros in µs, parenthesised where they are expressions; one named slack
     // constant of 300 µs; usecs_to_jiffies in wait_for_stat.
-    EXPECT_TRUE(std::regex_search(fixed, std::regex(R"(#define TPM_I2C_BUS_DELAY +1000 +/\* usec \*/)")));
-    EXPECT_TRUE(std::regex_search(fixed, std::regex(R"(#define TPM_I2C_RETRY_DELAY_SHORT +\(2 \* 1000\) +/\* usec \*/)")));
-    EXPECT_TRUE(std::regex_search(fixed, std::regex(R"(#define TPM_I2C_RETRY_DELAY_LONG +\(10 \* 1000\) +/\* usec \*/)")));
+    EXPECT_TRUE(
+        std::regex_search(fixed, std::regex(R"(#define TPM_I2C_BUS_DELAY +1000 +/\* usec \*/)")));
+    EXPECT_TRUE(std::regex_search(
+        fixed, std::regex(R"(#define TPM_I2C_RETRY_DELAY_SHORT +\(2 \* 1000\) +/\* usec \*/)")));
+    EXPECT_TRUE(std::regex_search(
+        fixed, std::regex(R"(#define TPM_I2C_RETRY_DELAY_LONG +\(10 \* 1000\) +/\* usec \*/)")));
     EXPECT_TRUE(std::regex_search(fixed, std::regex(R"(#define TPM_I2C_DELAY_RANGE +300 )")));
-    EXPECT_EQ(fixed.find("#define TPM_I2C_DELAY_RANGE"), fixed.rfind("#define TPM_I2C_DELAY_RANGE"));
-    EXPECT_NE(fixed.find("ten_msec = jiffies + usecs_to_jiffies(TPM_I2C_RETRY_DELAY_LONG);"), std::string::npos);
+    EXPECT_EQ(fixed.find("#define TPM_I2C_DELAY_RANGE"),
+              fixed.rfind("#define TPM_I2C_DELAY_RANGE"));
+    EXPECT_NE(fixed.find("ten_msec = jiffies + usecs_to_jiffies(TPM_I2C_RETRY_DELAY_LONG);"),
+              std::string::npos);
 
     // Token for token the code upstream has in 6.1, but for the "if (status < 0)" guard a
     // later commit added before the first sleep.
@@ -157,7 +169,8 @@ TEST_F(HistoricalNuvoton, FixDoesWhatUpstreamA233a0289cf9DidAndTheModuleBuilds) 
     fs::copy_file(tree_ / kNuvoton, module / "tpm_i2c_nuvoton.c");
     fs::copy_file(tree_ / "drivers/char/tpm/tpm.h", module / "tpm.h");
     std::ofstream(module / "Kbuild") << "obj-m := tpm_i2c_nuvoton.o\n";
-    const Command build = run("make -s -C " + quote(headers_) + " M=" + quote(module.string()) + " modules");
+    const Command build =
+        run("make -s -C " + quote(headers_) + " M=" + quote(module.string()) + " modules");
     EXPECT_EQ(build.rc, 0) << build.out;
     EXPECT_TRUE(fs::exists(module / "tpm_i2c_nuvoton.ko"));
 }

@@ -38,9 +38,8 @@ Fixed fix_fixture(const Rule& rule, const std::string& fixture, const std::strin
 void expect_idempotent(const Rule& rule, const FileFix& fix,
                        const std::map<std::string, Resolved>& values_after = {}) {
     std::vector<SiteOutcome> skipped;
-    const FileFix again = fix_file_text(rule, fix.file, fix.fixed,
-                                        findings_in(rule, fix.file, fix.fixed, values_after),
-                                        skipped);
+    const FileFix again = fix_file_text(
+        rule, fix.file, fix.fixed, findings_in(rule, fix.file, fix.fixed, values_after), skipped);
     EXPECT_EQ(again.fixed, fix.fixed);
     EXPECT_TRUE(again.sites.empty());
 }

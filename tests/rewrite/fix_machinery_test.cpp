@@ -28,7 +28,7 @@ TEST(FixApplier, ConflictsAreOverlapsAndInsertionsInsideOrAtTheSamePoint) {
     EXPECT_FALSE(edits_conflict({0, 5, "a"}, {5, 8, "b"}));  // adjacent
     EXPECT_TRUE(edits_conflict({0, 5, "a"}, {3, 3, "ins"})); // inserts inside
     EXPECT_FALSE(edits_conflict({0, 5, "a"}, {5, 5, "ins"}));
-    EXPECT_TRUE(edits_conflict({7, 7, "x"}, {7, 7, "y"}));   // order would be a guess
+    EXPECT_TRUE(edits_conflict({7, 7, "x"}, {7, 7, "y"})); // order would be a guess
 }
 
 TEST(FixApplier, AGroupThatOverlapsAnEarlierOneIsRefusedWhole) {
@@ -55,8 +55,8 @@ TEST(FixApplier, ConflictingSitesInOneFileAreRefusedPerSiteNeverHalfApplied) {
                              "\tmsleep(BAR_DELAY);\n"
                              "}\n";
     const Rule rule = testing::shipped_rule();
-    auto findings = findings_in(rule, "drivers/misc/bar.c", text,
-                                {{"BAR_DELAY", {2, Resolution::Macro, ""}}});
+    auto findings =
+        findings_in(rule, "drivers/misc/bar.c", text, {{"BAR_DELAY", {2, Resolution::Macro, ""}}});
     ASSERT_EQ(findings.size(), 2u);
     findings[0].constant.clear(); // the call in the body: no single constant
     findings[0].resolution = Resolution::Expression;
@@ -86,21 +86,24 @@ TEST(FixKernelStyle, ColumnsCountTabsAsEight) {
 }
 
 TEST(FixKernelStyle, CallsWrapAtEightyColumnsAlignedWithTheOpenParenthesis) {
-    const CallText call{"usleep_range", {{"TPM_I2C_BUS_DELAY"}, {"TPM_I2C_BUS_DELAY", "TPM_I2C_DELAY_RANGE"}}};
+    const CallText call{"usleep_range",
+                        {{"TPM_I2C_BUS_DELAY"}, {"TPM_I2C_BUS_DELAY", "TPM_I2C_DELAY_RANGE"}}};
     // One line when it fits (8 + 74 columns would not; 0 + 74 does).
     EXPECT_EQ(layout_call(call, 0, 1, true),
               "usleep_range(TPM_I2C_BUS_DELAY, TPM_I2C_BUS_DELAY + TPM_I2C_DELAY_RANGE)");
-    EXPECT_EQ(layout_call(call, 16, 1, true),
-              "usleep_range(TPM_I2C_BUS_DELAY,\n\t\t\t     TPM_I2C_BUS_DELAY + TPM_I2C_DELAY_RANGE)");
-    const CallText longer{"usleep_range", {{"TPM_I2C_RETRY_DELAY_SHORT"},
-                                           {"TPM_I2C_RETRY_DELAY_SHORT", "TPM_I2C_DELAY_RANGE"}}};
-    EXPECT_EQ(layout_call(longer, 32, 1, true),
-              "usleep_range(TPM_I2C_RETRY_DELAY_SHORT,\n"
-              "\t\t\t\t\t     TPM_I2C_RETRY_DELAY_SHORT +\n"
-              "\t\t\t\t\t     TPM_I2C_DELAY_RANGE)");
+    EXPECT_EQ(
+        layout_call(call, 16, 1, true),
+        "usleep_range(TPM_I2C_BUS_DELAY,\n\t\t\t     TPM_I2C_BUS_DELAY + TPM_I2C_DELAY_RANGE)");
+    const CallText longer{
+        "usleep_range",
+        {{"TPM_I2C_RETRY_DELAY_SHORT"}, {"TPM_I2C_RETRY_DELAY_SHORT", "TPM_I2C_DELAY_RANGE"}}};
+    EXPECT_EQ(layout_call(longer, 32, 1, true), "usleep_range(TPM_I2C_RETRY_DELAY_SHORT,\n"
+                                                "\t\t\t\t\t     TPM_I2C_RETRY_DELAY_SHORT +\n"
+                                                "\t\t\t\t\t     TPM_I2C_DELAY_RANGE)");
     // Inside a #define every broken line continues with a backslash.
     EXPECT_EQ(layout_call(call, 24, 0, true, {true, 0}),
-              "usleep_range(TPM_I2C_BUS_DELAY, \\\n\t\t\t\t     TPM_I2C_BUS_DELAY + TPM_I2C_DELAY_RANGE)");
+              "usleep_range(TPM_I2C_BUS_DELAY, \\\n\t\t\t\t     TPM_I2C_BUS_DELAY + "
+              "TPM_I2C_DELAY_RANGE)");
 }
 
 TEST(FixKernelStyle, UnitCommentsAndNames) {
@@ -131,9 +134,10 @@ TEST(FixKernelStyle, ParenthesesOnlyWhereMultiplicationWouldBindDifferently) {
 // --- slack name and policy -------------------------------------------------------------------
 
 TEST(FixSlackName, PrefixSharedByMostNames) {
-    EXPECT_EQ(shared_macro_prefix({"TPM_I2C_MAX_BUF_SIZE", "TPM_I2C_RETRY_COUNT", "TPM_I2C_BUS_DELAY",
-                                   "TPM_I2C_RETRY_DELAY_SHORT", "TPM_I2C_RETRY_DELAY_LONG"}),
-              "TPM_I2C");
+    EXPECT_EQ(
+        shared_macro_prefix({"TPM_I2C_MAX_BUF_SIZE", "TPM_I2C_RETRY_COUNT", "TPM_I2C_BUS_DELAY",
+                             "TPM_I2C_RETRY_DELAY_SHORT", "TPM_I2C_RETRY_DELAY_LONG"}),
+        "TPM_I2C");
     EXPECT_EQ(shared_macro_prefix({"TPM_CR50_MAX_BUFSIZE", "TPM_CR50_TIMEOUT_SHORT_MS",
                                    "TPM_CR50_TIMEOUT_NOIRQ_MS", "TPM_CR50_I2C_DID_VID",
                                    "TPM_TI50_I2C_DID_VID", "TPM_CR50_I2C_MAX_RETRIES",
@@ -145,7 +149,9 @@ TEST(FixSlackName, PrefixSharedByMostNames) {
     EXPECT_EQ(file_name_prefix("drivers/char/tpm/tpm_i2c_nuvoton.c"), "TPM_I2C_NUVOTON");
     EXPECT_EQ(file_name_prefix("drivers/iio/adc/ad7091r-base.c"), "AD7091R_BASE");
     EXPECT_EQ(expand_slack_name("{PREFIX}_DELAY_RANGE", "FOO"), "FOO_DELAY_RANGE");
-    auto taken = [](const std::string& n) { return n == "FOO_DELAY_RANGE" || n == "FOO_DELAY_RANGE_US"; };
+    auto taken = [](const std::string& n) {
+        return n == "FOO_DELAY_RANGE" || n == "FOO_DELAY_RANGE_US";
+    };
     EXPECT_EQ(unclashing_name("FOO_DELAY_RANGE", taken), "FOO_DELAY_RANGE_2");
 }
 
@@ -163,10 +169,12 @@ const char* kTwoSleeps = "#include <linux/delay.h>\n"
 TEST(FixSlackPolicy, PercentOfTheShortestSleepFixedUnderTpmAndAcpi) {
     Rule rule = testing::shipped_rule();
     std::vector<SiteOutcome> skipped;
-    EXPECT_EQ(fix_text(rule, "drivers/misc/foo.c", kTwoSleeps, skipped).slack_us, 1000); // 25 % of 4 ms
+    EXPECT_EQ(fix_text(rule, "drivers/misc/foo.c", kTwoSleeps, skipped).slack_us,
+              1000); // 25 % of 4 ms
     EXPECT_EQ(fix_text(rule, "drivers/char/tpm/foo.c", kTwoSleeps, skipped).slack_us, 300);
     rule.slack = Slack{SlackPolicy::Acpi, 0, 0, 50};
-    EXPECT_EQ(fix_text(rule, "drivers/misc/foo.c", kTwoSleeps, skipped).slack_us, 50); // 1 % of 4 ms
+    EXPECT_EQ(fix_text(rule, "drivers/misc/foo.c", kTwoSleeps, skipped).slack_us,
+              50); // 1 % of 4 ms
     rule.slack = Slack{SlackPolicy::Percent, 0, 1, 50};
     EXPECT_EQ(fix_text(rule, "drivers/misc/foo.c", kTwoSleeps, skipped).slack_us, 50); // the floor
 }
@@ -219,7 +227,8 @@ TEST(FixMacroUses, EveryUseWithItsContext) {
 }
 
 TEST(FixMacroUses, HeaderGuardAndBlocks) {
-    const FileIndex header("/* x */\n#ifndef X_H\n#define X_H\n#define A 1\n#define B 2\n\n#define C 3\n#endif\n");
+    const FileIndex header(
+        "/* x */\n#ifndef X_H\n#define X_H\n#define A 1\n#define B 2\n\n#define C 3\n#endif\n");
     EXPECT_EQ(header.base_cond_depth(), 1);
     const auto blocks = define_blocks(header);
     ASSERT_EQ(blocks.size(), 2u);

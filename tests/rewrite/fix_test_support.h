@@ -25,7 +25,9 @@ inline std::string read_fixture(const std::string& name) {
     return ss.str();
 }
 
-inline Rule shipped_rule() { return load_rule(std::string(KSWEEP_SOURCE_DIR) + "/rules/msleep_small.yaml"); }
+inline Rule shipped_rule() {
+    return load_rule(std::string(KSWEEP_SOURCE_DIR) + "/rules/msleep_small.yaml");
+}
 
 // What the test says an argument resolves to. defined_at "" for a macro: the file's own
 // #define of it.
@@ -72,8 +74,8 @@ inline std::vector<Finding> findings_in(const Rule& rule, const std::string& pat
                 f.defined_at = it->second.defined_at;
                 if (f.defined_at.empty())
                     for (const MacroDefinition* m : index.definitions_of(f.argument))
-                        f.defined_at = path + ":" +
-                                       std::to_string(index.directives()[m->directive].line);
+                        f.defined_at =
+                            path + ":" + std::to_string(index.directives()[m->directive].line);
             }
         } else if (!f.argument.empty() &&
                    f.argument.find_first_not_of("0123456789") == std::string::npos) {
