@@ -281,6 +281,28 @@ TEST_F(ValidateRunTest, NewCompilerWarningFailsL3) {
     EXPECT_NE(w.find("[-Wunused-variable]"), std::string::npos) << w;
 }
 
+TEST_F(ValidateRunTest, HeaderCountsThroughTheSourcesThatIncludeIt) {
+    write(tree_ / "drivers/misc/kfoo/kfoo.h", "#define KFOO 1\n");
+    write(tree_ / "drivers/misc/kfoo/kfoo.c", "#include \"kfoo.h\"\nint kfoo(void)\n{\n"
+                                              "\treturn KFOO;\n}\n");
+    run("git add -A && git -c user.name=t -c user.email=t@t commit -qm 'kfoo: a header'");
+    write(root_ / "series/0001-header.patch",
+          "From 0000000000000000000000000000000000000000 Mon Sep 17 00:00:00 2001\n"
+          "From: T <t@t>\nDate: Mon, 1 Jan 2024 00:00:00 +0000\n"
+          "Subject: [PATCH] misc: kfoo: two\n\nWhy.\n\nSigned-off-by: T <t@t>\n---\n"
+          "diff --git a/drivers/misc/kfoo/kfoo.h b/drivers/misc/kfoo/kfoo.h\n"
+          "--- a/drivers/misc/kfoo/kfoo.h\n+++ b/drivers/misc/kfoo/kfoo.h\n"
+          "@@ -1 +1 @@\n-#define KFOO 1\n+#define KFOO 2\n-- \n2.39.5\n\n");
+    ValidateOptions o = options();
+    o.levels = {1, 3};
+    ValidationReport r = run_validation(o);
+    ASSERT_TRUE(r.errors.empty()) << r.errors.front();
+    ASSERT_EQ(r.patches.size(), 1u);
+    ASSERT_EQ(r.patches[0].modules.size(), 1u);
+    EXPECT_EQ(r.patches[0].modules[0].name, "kfoo");
+    EXPECT_EQ(r.patches[0].levels[2].status, LevelStatus::not_built);
+}
+
 TEST_F(ValidateRunTest, MissingSeriesIsAClearError) {
     ValidateOptions o = options();
     o.series_dir = (root_ / "nowhere").string();
