@@ -34,7 +34,8 @@ SemanticScan parse(const Rule& rule, const CompileFlags& flags, const std::strin
 } // namespace
 
 std::optional<std::string> verify_fix(const Rule& rule, const ScanOptions& options,
-                                      const ScanResult& scan, const FileFix& fix) {
+                                      const ScanResult& scan, const FileFix& fix,
+                                      bool fixed_point) {
     const ScanResult rescan = scan_buffer(rule, options, fix.file, fix.fixed);
 
     // Every fixed site is gone; sites left alone may remain.
@@ -50,7 +51,7 @@ std::optional<std::string> verify_fix(const Rule& rule, const ScanOptions& optio
     // Fixing the fixed text again must change nothing.
     std::vector<SiteOutcome> ignored;
     const FileFix again = fix_file_text(rule, fix.file, fix.fixed, rescan.findings, ignored);
-    if (again.fixed != fix.fixed)
+    if (fixed_point && again.fixed != fix.fixed)
         return "a second fix would change the file again";
 
     if (options.semantic) {

@@ -36,6 +36,8 @@ bool worth_a_look(const Rule& rule, const Finding& f) {
     return rule.is_rule_function(f.callee) && (f.actionable || !f.value_ms || *f.value_ms == 0);
 }
 
+const char* const kOverlap = "its edits overlap another site's";
+
 struct FileWork {
     std::string path;
     std::vector<Finding> findings;
@@ -54,7 +56,9 @@ void fix_and_verify(const Rule& rule, const ScanOptions& options, const ScanResu
     FileFix fix = fix_file_text(rule, work.path, *text, work.findings, work.skipped);
     if (fix.fixed == fix.original)
         return;
-    if (auto failure = verify_fix(rule, options, scan, fix)) {
+    const bool overlapped = std::any_of(work.skipped.begin(), work.skipped.end(),
+                                        [](const SiteOutcome& s) { return s.reason == kOverlap; });
+    if (auto failure = verify_fix(rule, options, scan, fix, !overlapped)) {
         for (const SiteOutcome& s : fix.sites)
             work.skipped.push_back({s.finding, false, "", "verification failed: " + *failure});
         return;
@@ -81,7 +85,7 @@ FileFix fix_file_text(const Rule& rule, const std::string& path, const std::stri
             if (accepted[i])
                 fix.sites.push_back({f, true, plan.groups[i].how, ""});
             else
-                skipped.push_back({f, false, "", "its edits overlap another site's"});
+                skipped.push_back({f, false, "", kOverlap});
         }
     if (fix.sites.empty())
         return fix;
