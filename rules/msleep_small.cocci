@@ -36,7 +36,9 @@ SLACK_FLOOR_US = 50
 def small_ms(text):
     """The value of an integer literal ("5", "0x5", "5UL", "(5)") if it is
     a sleep msleep() makes much longer than asked, else None."""
-    t = re.sub(r"/\*.*?\*/", " ", text, flags=re.S).strip()
+    # Comments in a #define body, block and line ones ("/{2}": two slashes would start
+    # an SmPL comment here).
+    t = re.sub(r"/\*.*?\*/|/{2}[^\n]*", " ", text, flags=re.S).strip()
     while t.startswith("(") and t.endswith(")"):
         t = t[1:-1].strip()
     m = re.fullmatch(r"(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)[uUlL]*", t)

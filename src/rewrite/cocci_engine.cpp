@@ -130,35 +130,35 @@ std::vector<Finding> parse_cocci_report(const std::string& output, const std::st
     return findings;
 }
 
-std::vector<std::pair<unsigned, unsigned>> cocci_unparsed_ranges(const std::string& spatch,
-                                                                 const std::string& file) {
+CocciParseFailures cocci_parse_failures(const std::string& spatch, const std::string& file) {
+    CocciParseFailures failures;
     auto program = llvm::sys::findProgramByName(spatch);
     if (!program)
-        return {};
+        return failures;
     SpatchRun run = run_spatch(*program, {"--parse-c", file});
-    // "ERROR-RECOV: found sync '}' at line S" (once per parsing pass) and, after them,
-    // "parse error" followed by " = File "F", line L, column C, ...".
+    // A failed definition is printed as its "bad:" lines, then "ERROR-RECOV: found sync '}'
+    // at line S" where the parser resynchronized: the run of n bad lines is [S - n + 1, S].
+    // Some failures print their bad lines elsewhere; their text is kept for matching.
     static const std::regex sync_re(R"(^ERROR-RECOV: found sync .* at line (\d+))");
-    static const std::regex error_re(R"(^ = File ".*", line (\d+), column)");
-    std::vector<unsigned> syncs, errors;
     std::istringstream in(run.out + "\n" + run.err);
+    unsigned bad_run = 0;
     for (std::string line; std::getline(in, line);) {
         std::smatch m;
-        if (std::regex_search(line, m, sync_re))
-            syncs.push_back(static_cast<unsigned>(std::stoul(m[1].str())));
-        else if (std::regex_search(line, m, error_re))
-            errors.push_back(static_cast<unsigned>(std::stoul(m[1].str())));
+        if (line.starts_with("bad:")) {
+            ++bad_run;
+            std::string text = line.substr(4);
+            size_t b = text.find_first_not_of(" \t"), e = text.find_last_not_of(" \t");
+            failures.bad_lines.insert(b == std::string::npos ? "" : text.substr(b, e - b + 1));
+            continue;
+        }
+        if (std::regex_search(line, m, sync_re) && bad_run > 0) {
+            unsigned sync = static_cast<unsigned>(std::stoul(m[1].str()));
+            if (sync >= bad_run)
+                failures.ranges.emplace_back(sync - bad_run + 1, sync);
+        }
+        bad_run = 0;
     }
-    std::sort(syncs.begin(), syncs.end());
-    syncs.erase(std::unique(syncs.begin(), syncs.end()), syncs.end());
-    std::vector<std::pair<unsigned, unsigned>> ranges;
-    for (unsigned error : errors) {
-        auto after = std::lower_bound(syncs.begin(), syncs.end(), error);
-        unsigned begin = after == syncs.begin() ? 1 : *std::prev(after) + 1;
-        unsigned end = after == syncs.end() ? ~0u : *after;
-        ranges.emplace_back(begin, end);
-    }
-    return ranges;
+    return failures;
 }
 
 CocciResult run_cocci_scan(const Rule& rule, const CocciOptions& options) {

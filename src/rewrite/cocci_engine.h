@@ -9,6 +9,7 @@
 #include "core/sleep_model.h"
 #include "rewrite/scanner.h"
 
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -47,10 +48,13 @@ std::vector<Finding> parse_cocci_report(const std::string& output, const std::st
 // --engine cocci` prints and counts it like the clang engines' results.
 ScanResult cocci_scan_tree(const Rule& rule, const ScanOptions& options);
 
-// The line ranges (1-based, inclusive) of `file` that spatch's C parser gave up on, from
-// `spatch --parse-c`: from the top-level definition holding a parse error to the '}' where
-// it resynchronized. Empty when the file parses.
-std::vector<std::pair<unsigned, unsigned>> cocci_unparsed_ranges(const std::string& spatch,
-                                                                 const std::string& file);
+// What spatch's C parser gave up on in `file`, from `spatch --parse-c`: line ranges
+// (1-based, inclusive) of failed top-level definitions where its output locates them, and
+// the text of every line it printed as "bad:". Both empty when the file parses.
+struct CocciParseFailures {
+    std::vector<std::pair<unsigned, unsigned>> ranges;
+    std::set<std::string> bad_lines; // without leading/trailing blanks
+};
+CocciParseFailures cocci_parse_failures(const std::string& spatch, const std::string& file);
 
 } // namespace ksweep

@@ -1,6 +1,7 @@
 #include "rewrite/cross_check.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -26,6 +27,19 @@ std::string trim(std::string s) {
     s = std::regex_replace(s, std::regex(R"(/\*.*?\*/|//.*$)"), " ");
     size_t b = s.find_first_not_of(" \t\\"), e = s.find_last_not_of(" \t\\");
     return b == std::string::npos ? "" : s.substr(b, e - b + 1);
+}
+
+std::string strip_blanks(const std::string& s) {
+    size_t b = s.find_first_not_of(" \t"), e = s.find_last_not_of(" \t");
+    return b == std::string::npos ? "" : s.substr(b, e - b + 1);
+}
+
+// The line of a "file:line" location; 0 when there is none.
+unsigned line_of(const std::string& where) {
+    size_t colon = where.rfind(':');
+    if (colon == std::string::npos)
+        return 0;
+    return static_cast<unsigned>(std::strtoul(where.c_str() + colon + 1, nullptr, 10));
 }
 
 // What `constant C` in the semantic patch matches: one integer literal token.
@@ -73,18 +87,47 @@ class TreeFiles {
         return bodies;
     }
 
-    const std::vector<std::pair<unsigned, unsigned>>& unparsed(const std::string& rel,
-                                                               const std::string& spatch) {
+    const CocciParseFailures& unparsed(const std::string& rel, const std::string& spatch) {
         auto [it, inserted] = unparsed_.try_emplace(rel);
         if (inserted)
-            it->second = cocci_unparsed_ranges(spatch, (fs::path(tree_) / rel).string());
+            it->second = cocci_parse_failures(spatch, (fs::path(tree_) / rel).string());
         return it->second;
+    }
+
+    // Whether line `line` (1-based) is inside braces: a #define there is in a function body.
+    bool inside_braces(const std::string& rel, unsigned line) {
+        const auto& text = lines(rel);
+        int depth = 0;
+        bool comment = false;
+        for (unsigned i = 0; i + 1 < line && i < text.size(); ++i) {
+            const std::string& l = text[i];
+            for (size_t k = 0; k < l.size(); ++k) {
+                if (comment) {
+                    if (l.compare(k, 2, "*/") == 0) {
+                        comment = false;
+                        ++k;
+                    }
+                } else if (l.compare(k, 2, "/*") == 0) {
+                    comment = true;
+                    ++k;
+                } else if (l.compare(k, 2, "//") == 0) {
+                    break;
+                } else if (l[k] == '"' || l[k] == '\'') {
+                    char quote = l[k];
+                    for (++k; k < l.size() && l[k] != quote; ++k)
+                        k += l[k] == '\\';
+                } else {
+                    depth += (l[k] == '{') - (l[k] == '}');
+                }
+            }
+        }
+        return depth > 0;
     }
 
   private:
     std::string tree_;
     std::map<std::string, std::vector<std::string>> cache_;
-    std::map<std::string, std::vector<std::pair<unsigned, unsigned>>> unparsed_;
+    std::map<std::string, CocciParseFailures> unparsed_;
 };
 
 std::string file_of(const std::string& defined_at) {
@@ -119,17 +162,23 @@ CrossCheckDifference explain_ksweep_only(const Finding& f, TreeFiles& files,
         if (bodies.size() == 1 && !is_literal_body(bodies[0]))
             return set("macro of an expression or another macro",
                        "#define " + f.constant + " " + trim(bodies[0]));
+        if (unsigned line = line_of(f.defined_at); line && files.inside_braces(f.file, line))
+            return set("#define inside a function body", named);
     }
     if (f.resolution == Resolution::Literal && !is_bare_literal(trim(f.argument)))
         return set("argument is not a bare literal", f.argument);
     if (f.inactive)
         return set("code outside the configuration (#if 0 or an unset option)");
     if (options.probe_parse) {
-        for (auto [begin, end] : files.unparsed(f.file, options.spatch))
+        const CocciParseFailures& failures = files.unparsed(f.file, options.spatch);
+        for (auto [begin, end] : failures.ranges)
             if (f.line >= begin && f.line <= end)
                 return set("file spatch could not parse",
-                           "lines " + std::to_string(begin) + "-" +
-                               (end == ~0u ? std::string("end") : std::to_string(end)));
+                           "lines " + std::to_string(begin) + "-" + std::to_string(end));
+        const auto& text = files.lines(f.file);
+        if (f.line >= 1 && f.line <= text.size() &&
+            failures.bad_lines.count(strip_blanks(text[f.line - 1])))
+            return set("file spatch could not parse", "spatch --parse-c lists the line as bad");
     }
     return d;
 }
