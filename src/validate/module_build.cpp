@@ -39,8 +39,12 @@ void write_file(const fs::path& path, const std::string& content) {
         throw std::runtime_error("cannot write " + path.string());
 }
 
-// The files of one build: path inside the build directory -> content.
-using FileSet = std::map<std::string, std::string>;
+// The files of one build: path inside the build directory -> content, and -> where it came
+// from (so messages name the user's files, not the cache's copies).
+struct FileSet {
+    std::map<std::string, std::string> content;
+    std::map<std::string, std::string> origin;
+};
 
 // A relative include name that stays inside the build directory once joined to `base`.
 std::optional<std::string> inside_build_dir(const fs::path& base, const std::string& name) {
@@ -61,14 +65,15 @@ void add_private_includes(const std::string& content, const fs::path& source_dir
          ++it) {
         std::string name = (*it)[1];
         auto target = inside_build_dir(build_rel_dir, name);
-        if (!target || files.count(*target))
+        if (!target || files.content.count(*target))
             continue; // make will name a missing header; it is not ours to guess
         std::vector<fs::path> candidates{source_dir / name};
         for (const auto& dir : request.include_dirs)
             candidates.push_back(fs::path(dir) / name);
         for (const auto& candidate : candidates) {
             if (auto text = read_file(candidate); text && fs::is_regular_file(candidate)) {
-                files[*target] = *text;
+                files.content[*target] = *text;
+                files.origin[*target] = candidate.string();
                 add_private_includes(*text, candidate.parent_path(),
                                      fs::path(*target).parent_path(), request, files);
                 break;
@@ -82,6 +87,11 @@ std::string kernel_release_of(const std::string& headers_dir) {
         if (auto text = read_file(fs::path(headers_dir) / rel))
             return *text;
     return "";
+}
+
+void replace_all(std::string& text, const std::string& from, const std::string& to) {
+    for (size_t at = 0; (at = text.find(from, at)) != std::string::npos; at += to.size())
+        text.replace(at, from.size(), to);
 }
 
 std::vector<std::string> warning_lines(const std::string& log) {
@@ -144,22 +154,23 @@ ModuleBuildResult build_modules(const ModuleBuildRequest& request) {
             return result;
         }
         std::string name = path.filename().string();
-        if (files.count(name)) {
+        if (files.content.count(name)) {
             result.error = "two module sources named " + name;
             return result;
         }
-        files[name] = *text;
+        files.content[name] = *text;
+        files.origin[name] = source;
         add_private_includes(*text, path.parent_path(), "", request, files);
         module_names.push_back(path.stem().string());
         kbuild += "obj-m += " + path.stem().string() + ".o\n";
     }
-    files["Kbuild"] = kbuild;
+    files.content["Kbuild"] = kbuild;
 
     Sha256 key_hash;
     key_hash.update("ksweep module build v1\n");
     key_hash.update(fs::absolute(request.headers_dir).lexically_normal().string() + "\n");
     key_hash.update(kernel_release_of(request.headers_dir));
-    for (const auto& [name, content] : files) {
+    for (const auto& [name, content] : files.content) {
         key_hash.update(name + "\n" + std::to_string(content.size()) + "\n");
         key_hash.update(content);
     }
@@ -173,14 +184,20 @@ ModuleBuildResult build_modules(const ModuleBuildRequest& request) {
     for (const auto& name : module_names)
         result.modules.push_back((dir / (name + ".ko")).string());
 
+    // Compiler messages about the cache's copies, pointed at the files the user gave.
+    auto with_user_paths = [&](std::string text) {
+        for (const auto& [name, origin] : files.origin)
+            replace_all(text, (dir / name).string() + ":", origin + ":");
+        return text;
+    };
     if (fs::exists(dir / kDoneMarker)) {
         result.ok = result.cached = true;
-        result.warnings = warning_lines(read_file(result.log_path).value_or(""));
+        result.warnings = warning_lines(with_user_paths(read_file(result.log_path).value_or("")));
         return result;
     }
 
     fs::remove_all(dir); // a failed or interrupted earlier attempt
-    for (const auto& [name, content] : files)
+    for (const auto& [name, content] : files.content)
         write_file(dir / name, content);
     // Without the caller's make variables: under `make test` they name a jobserver whose file
     // descriptors this make does not have.
@@ -189,9 +206,10 @@ ModuleBuildResult build_modules(const ModuleBuildRequest& request) {
                      request.headers_dir, "M=" + dir.string(), "modules"},
                     dir.string(), std::chrono::seconds(900));
     write_file(result.log_path, make.output);
-    result.warnings = warning_lines(make.output);
+    std::string output = with_user_paths(make.output);
+    result.warnings = warning_lines(output);
     if (make.status != 0) {
-        result.error = make.status < 0 ? "make timed out\n" : error_lines(make.output);
+        result.error = make.status < 0 ? "make timed out\n" : error_lines(output);
         return result;
     }
     for (const auto& ko : result.modules)

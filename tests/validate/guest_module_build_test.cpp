@@ -66,6 +66,9 @@ TEST_F(ModuleBuildTest, BuildsWithPrivateHeaderCapturesWarningsAndCaches) {
     EXPECT_EQ(fs::path(first.modules[0]).filename(), "ksweep_probe.ko");
     ASSERT_EQ(first.warnings.size(), 1u);
     EXPECT_NE(first.warnings[0].find("unused"), std::string::npos);
+    // Named after the user's file, not the cache's copy.
+    EXPECT_EQ(first.warnings[0].rfind((dir_ / "src/ksweep_probe.c").string() + ":", 0), 0u)
+        << first.warnings[0];
 
     auto again = build("src/ksweep_probe.c");
     EXPECT_TRUE(again.ok && again.cached);
@@ -86,6 +89,7 @@ TEST_F(ModuleBuildTest, CompileErrorsAreReported) {
     auto r = build("src/broken.c");
     EXPECT_FALSE(r.ok);
     EXPECT_NE(r.error.find("undeclared_thing"), std::string::npos) << r.error;
+    EXPECT_NE(r.error.find((dir_ / "src/broken.c").string() + ":2:"), std::string::npos) << r.error;
     EXPECT_TRUE(fs::exists(r.log_path));
     // A failure is not cached as a success.
     EXPECT_FALSE(build("src/broken.c").cached);
