@@ -10,5 +10,6 @@ int guest_command(int argc, char** argv);
 int check_command(int argc, char** argv);
 int series_command(int argc, char** argv);
 int validate_command(int argc, char** argv);
+int demo_command(int argc, char** argv);
 
 } // namespace ksweep::cli

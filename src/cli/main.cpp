@@ -19,6 +19,7 @@ constexpr Subcommand kSubcommands[] = {
     {"check", ksweep::cli::check_command, "CI gate: small msleep() calls a patch adds"},
     {"series", ksweep::cli::series_command, "commit the fix on a new branch, write a patch series"},
     {"validate", ksweep::cli::validate_command, "prove a series: git am, checkpatch, builds, QEMU"},
+    {"demo", ksweep::cli::demo_command, "the whole job on Debian's 6.1 tpm drivers, end to end"},
 };
 
 void print_usage(FILE* out) {
