@@ -50,6 +50,26 @@ bool mentions_any(std::string_view expr, const std::vector<std::string>& names) 
     return false;
 }
 
+// A comment that ends a statement's line, "; /* why */": [0, first) is the code before it
+// (trailing blanks dropped), [second, end) the comment. nullopt when the tail has none.
+std::optional<std::pair<size_t, size_t>> trailing_comment(std::string_view tail) {
+    if (tail.size() < 2)
+        return std::nullopt;
+    size_t at = tail.find("/*");
+    if (at == std::string_view::npos || tail.substr(tail.size() - 2) != "*/" ||
+        tail.find("*/", at) != tail.size() - 2)
+        at = tail.find("//");
+    if (at == std::string_view::npos)
+        return std::nullopt;
+    size_t code_end = at;
+    while (code_end > 0 && std::isspace(static_cast<unsigned char>(tail[code_end - 1])))
+        --code_end;
+    // The code before it must be the end of the statement, nothing that could hold "/*".
+    if (tail.substr(0, code_end).find_first_of("\"'") != std::string_view::npos)
+        return std::nullopt;
+    return std::make_pair(code_end, at);
+}
+
 // What a site becomes before its text is written: the slack constant's name and place are
 // chosen from all of them.
 struct Pending {
@@ -272,6 +292,19 @@ Edit Planner::call_edit(unsigned call_begin, unsigned call_end, const std::strin
         call = {"fsleep", {{min_usec}}};
     } else {
         call = {"usleep_range", {{min_usec}, {min_usec, plan_.slack_name}}};
+    }
+    // "msleep(16); /* why */": when the longer call and its comment no longer fit on one line,
+    // the comment moves to its own line above the statement instead of pushing the call apart.
+    if (const auto split = trailing_comment(tail);
+        split && !continuation.needed && edit_end == call_end &&
+        text_.find_first_not_of(" \t", line_start(text_, call_begin)) == call_begin &&
+        layout_call(call, column, tail_width, tabs).find('\n') != std::string::npos) {
+        const std::string code(tail.substr(0, split->first));
+        const std::string comment(tail.substr(split->second));
+        return Edit{call_begin, static_cast<unsigned>(call_end + tail.size()),
+                    comment + "\n" + indent_to(column, tabs) +
+                        layout_call(call, column, width_from(code, 0), tabs) + code,
+                    -1};
     }
     std::string replacement = layout_call(call, column, tail_width, tabs, continuation);
     if (edit_end != call_end) {

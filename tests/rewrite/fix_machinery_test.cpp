@@ -131,6 +131,36 @@ TEST(FixKernelStyle, ParenthesesOnlyWhereMultiplicationWouldBindDifferently) {
     EXPECT_FALSE(fully_parenthesised("(a) + (b)"));
 }
 
+TEST(FixKernelStyle, ATrailingCommentMovesAboveWhenTheCallNoLongerFitsBesideIt) {
+    // Regression: drivers/media/i2c/adv7604.c came out as a call broken over three lines with
+    // its comment still behind it, 108 columns wide.
+    const std::string text =
+        "#include <linux/delay.h>\n"
+        "\n"
+        "#define ADV_CTRL\t1\n"
+        "#define ADV_STATUS\t2\n"
+        "\n"
+        "static void adv(void)\n"
+        "{\n"
+        "\tmsleep(16); /* 512 samples with >= 32 kHz sample rate [REF_03, c. 7.16.10] */\n"
+        "\tmsleep(2); /* short */\n"
+        "}\n";
+    std::vector<SiteOutcome> skipped;
+    const FileFix fix = fix_text(testing::shipped_rule(), "drivers/media/adv.c", text, skipped);
+    EXPECT_EQ(fix.fixed, "#include <linux/delay.h>\n"
+                         "\n"
+                         "#define ADV_CTRL\t1\n"
+                         "#define ADV_STATUS\t2\n"
+                         "#define ADV_DELAY_RANGE\t500\t/* usleep_range() slack, usec */\n"
+                         "\n"
+                         "static void adv(void)\n"
+                         "{\n"
+                         "\t/* 512 samples with >= 32 kHz sample rate [REF_03, c. 7.16.10] */\n"
+                         "\tusleep_range(16000, 16000 + ADV_DELAY_RANGE);\n"
+                         "\tusleep_range(2000, 2000 + ADV_DELAY_RANGE); /* short */\n"
+                         "}\n");
+}
+
 // --- slack name and policy -------------------------------------------------------------------
 
 TEST(FixSlackName, PrefixSharedByMostNames) {
