@@ -53,7 +53,7 @@ int check_command(int argc, char** argv) {
     ArgParser args("check", "[options] [PATCH|MBOX|-]... | --git RANGE",
                    "Reports small msleep() calls on the lines a patch adds, resolving macros and\n"
                    "enums in the tree the patch applies to together with what the patch itself\n"
-                   "defines. Output as checkpatch.pl writes it (b4 prep-perpatch-check-cmd: \n"
+                   "defines. Output as checkpatch.pl writes it (b4 prep-perpatch-check-cmd:\n"
                    "'ksweep check --terse --no-summary --mailback --showfile -'), JSON or SARIF.\n"
                    "Exit status: 0 clean, 1 warnings, 2 bad input (does not parse or apply).");
     args.option("--tree", &tree, "DIR", "tree the patches apply to (default: .)");
