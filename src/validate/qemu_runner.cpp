@@ -52,7 +52,7 @@ bool wait_until_ready(ChildProcess& backend, std::string& output) {
     while (Clock::now() < deadline) {
         std::istringstream lines(output);
         for (std::string line; std::getline(lines, line);)
-            if (line == "ready" || line.rfind("ready", 0) == 0)
+            if (line.rfind("ready", 0) == 0)
                 return true;
         if (backend.output_fd() < 0 || backend.poll_exit())
             return false;
