@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <set>
 
 namespace ksweep::series {
 
@@ -146,19 +147,32 @@ std::string prefix_from_maintainers(const Maintainers& maintainers, const std::s
         if (!section_dir.empty())
             break;
     }
-    std::string dir = file.substr(0, file.rfind('/') + 1);
+    const std::string dir = file.substr(0, file.rfind('/') + 1);
     if (section_dir.empty())
         section_dir = dir;
-    std::string tag = last_component(section_dir);
-    // The driver inside the subsystem: its own subdirectory, else its module, else the file.
-    std::string driver;
-    if (dir.size() > section_dir.size())
-        driver = last_component(
+    // Directories that group drivers by kind do not name a subsystem: drivers/i2c/busses/ is
+    // "i2c".
+    static const std::set<std::string> kGeneric = {
+        "busses", "host", "core", "common", "misc", "char", "drivers", "platform", "chips"};
+    std::string tag_dir = section_dir;
+    while (kGeneric.count(last_component(tag_dir)) && tag_dir.find('/') != tag_dir.rfind('/'))
+        tag_dir = tag_dir.substr(0, tag_dir.rfind('/', tag_dir.size() - 2) + 1);
+    const std::string tag = last_component(tag_dir);
+
+    // The driver: its module (or file), named after its own subdirectory when that is what the
+    // module name is made of (tpm_st33zp24 in st33zp24/), without the "i2c-" style prefix that
+    // repeats the subsystem.
+    std::string driver =
+        module.empty() ? file.substr(file.rfind('/') + 1, file.rfind('.') - file.rfind('/') - 1)
+                       : module;
+    if (dir.size() > section_dir.size()) {
+        std::string subdir = last_component(
             dir.substr(0, section_dir.size() + dir.substr(section_dir.size()).find('/')));
-    else if (!module.empty())
-        driver = module;
-    else
-        driver = file.substr(file.rfind('/') + 1, file.rfind('.') - file.rfind('/') - 1);
+        if (driver.find(subdir) != std::string::npos)
+            driver = subdir;
+    }
+    if (driver.rfind(tag + "-", 0) == 0 && driver.size() > tag.size() + 1)
+        driver = driver.substr(tag.size() + 1);
     if (driver.empty() || driver == tag)
         return tag;
     return tag + ": " + driver;

@@ -246,19 +246,33 @@ void write_text(const std::string& path, const std::string& text) {
 
 } // namespace
 
-std::string unique_branch_name(git_repository* repo, const std::string& wanted) {
+namespace {
+
+bool branch_exists(git_repository* repo, const std::string& name) {
+    git_reference* raw = nullptr;
+    int rc = git_branch_lookup(&raw, repo, name.c_str(), GIT_BRANCH_LOCAL);
+    git_reference_free(raw);
+    if (rc == GIT_ENOTFOUND)
+        return false;
+    check(rc, "git_branch_lookup");
+    return true;
+}
+
+} // namespace
+
+std::string unique_branch_name(git_repository* repo, const std::string& wanted, size_t parts) {
     int valid = 0;
     check(git_branch_name_is_valid(&valid, wanted.c_str()), "git_branch_name_is_valid");
     if (!valid)
         throw std::runtime_error("'" + wanted + "' is not a valid branch name");
+    // A split series takes NAME-1..NAME-k: the name must be free with all of its parts.
     for (int n = 1;; ++n) {
         std::string name = n == 1 ? wanted : wanted + "-" + std::to_string(n);
-        git_reference* raw = nullptr;
-        int rc = git_branch_lookup(&raw, repo, name.c_str(), GIT_BRANCH_LOCAL);
-        git_reference_free(raw);
-        if (rc == GIT_ENOTFOUND)
+        bool taken = branch_exists(repo, name);
+        for (size_t k = 1; parts > 1 && k <= parts && !taken; ++k)
+            taken = branch_exists(repo, name + "-" + std::to_string(k));
+        if (!taken)
             return name;
-        check(rc, "git_branch_lookup");
     }
 }
 
@@ -313,8 +327,9 @@ SeriesResult write_series(const Rule& rule, const FixResult& fix, const SeriesOp
     auto groups = group_files(opts.tree, paths, opts.group, &maintainers);
     const size_t parts = (groups.size() + opts.max_patches - 1) / opts.max_patches;
 
-    std::string branch =
-        opts.branch.empty() ? "ksweep/" + rule.name + "-" + yyyymmdd(now) : opts.branch;
+    const std::string branch = unique_branch_name(
+        repo.repo.get(),
+        opts.branch.empty() ? "ksweep/" + rule.name + "-" + yyyymmdd(now) : opts.branch, parts);
     std::string out_dir = opts.out_dir.empty() ? "patches/" + branch : opts.out_dir;
     auto part_name = [&](const std::string& s, size_t k) {
         return parts == 1 ? s : s + "-" + std::to_string(k);
@@ -367,7 +382,7 @@ SeriesResult write_series(const Rule& rule, const FixResult& fix, const SeriesOp
 
         WrittenSeries ws;
         ws.base = oid_hex(repo.base);
-        ws.branch = unique_branch_name(repo.repo.get(), part_name(branch, k));
+        ws.branch = part_name(branch, k);
         git_reference* ref = nullptr;
         Commit tip = lookup_commit(repo.repo.get(), patches.back().commit);
         check(git_branch_create(&ref, repo.repo.get(), ws.branch.c_str(), tip.get(), 0),

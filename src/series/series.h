@@ -52,7 +52,8 @@ struct SeriesResult {
 // been written when the output directory or identity is unusable.
 SeriesResult write_series(const Rule& rule, const FixResult& fix, const SeriesOptions& options);
 
-// ksweep/<rule>-<YYYYMMDD>, or -2, -3... when the name is taken in `repo`.
-std::string unique_branch_name(git_repository* repo, const std::string& wanted);
+// `wanted`, or wanted-2, -3... when taken in `repo`; with parts > 1 the name's parts
+// (NAME-1..NAME-parts) must be free too.
+std::string unique_branch_name(git_repository* repo, const std::string& wanted, size_t parts = 1);
 
 } // namespace ksweep::series

@@ -83,6 +83,12 @@ TEST(PrefixFromMaintainers, WhatTheTpmSubsystemWrites) {
     EXPECT_EQ(prefix_from_maintainers(m, "drivers/char/tpm/tpm-chip.c", "tpm"), "tpm");
     EXPECT_EQ(prefix_from_maintainers(m, "drivers/char/tpm/st33zp24/st33zp24.c", "tpm_st33zp24"),
               "tpm: st33zp24");
+    // drivers/i2c/busses/ is the I2C host drivers' section: "busses" is no subsystem name, and
+    // the module's "i2c-" repeats the subsystem (upstream writes "i2c: amd8111: ...").
+    EXPECT_EQ(prefix_from_maintainers(m, "drivers/i2c/busses/i2c-amd8111.c", "i2c-amd8111"),
+              "i2c: amd8111");
+    EXPECT_EQ(prefix_from_maintainers(m, "drivers/input/joystick/xpad.c", "xpad"), "input: xpad");
+    EXPECT_EQ(prefix_from_maintainers(m, "drivers/char/tpm/tpm_nsc.c", ""), "tpm: tpm_nsc");
 }
 
 } // namespace

@@ -424,3 +424,19 @@ TEST_F(SeriesTest, GroupByMaintainerAndByFile) {
 }
 
 } // namespace
+
+namespace {
+
+// Parts of a split series never collide with an earlier run's -2, -3 suffixes.
+TEST_F(SeriesTest, SplitSeriesNamesAvoidTakenSuffixes) {
+    git(repo, "branch sweep-2");
+    opts.max_patches = 2;
+    opts.branch = "sweep";
+    SeriesResult r = write_series(rule, fix, opts);
+    ASSERT_EQ(r.series.size(), 2u);
+    EXPECT_EQ(r.series[0].branch, "sweep-3-1");
+    EXPECT_EQ(r.series[1].branch, "sweep-3-2");
+    EXPECT_EQ(git(repo, "rev-parse sweep-2"), git(repo, "rev-parse HEAD")); // left alone
+}
+
+} // namespace
