@@ -25,8 +25,8 @@ mkdir -p "$work/historical"
 
 echo "load before: $(uptime)"
 echo
-echo "| variant | run | n | median (ms) | min (ms) | max (ms) | p95 (ms) | total (s) |"
-echo "|---|---|---|---|---|---|---|---|"
+echo "| variant | run | n | median (ms) | min (ms) | max (ms) | p95 (ms) | total (s) | device timing violations |"
+echo "|---|---|---|---|---|---|---|---|---|"
 for run in $(seq 1 "$runs"); do
     for variant in baseline historical; do
         src=$baseline
@@ -38,12 +38,14 @@ for run in $(seq 1 "$runs"); do
             continue
         fi
         # "extends   n=200  median 1234.5 us  min ... us  max ... us  p95 ... us  total ... ms"
-        awk -v v="$variant" -v r="$run" '/^extends/ {
+        # "device    12 timing violations, ..."
+        violations=$(awk '/^device/ { print $2 }' <<<"$out")
+        awk -v v="$variant" -v r="$run" -v viol="${violations:-?}" '/^extends/ {
             for (i = 1; i <= NF; i++) f[$i] = $(i + 1)
             sub("n=", "", $2)
-            printf "| %s | %s | %s | %.2f | %.2f | %.2f | %.2f | %.2f |\n", v, r, $2,
+            printf "| %s | %s | %s | %.2f | %.2f | %.2f | %.2f | %.2f | %s |\n", v, r, $2,
                 f["median"] / 1000, f["min"] / 1000, f["max"] / 1000, f["p95"] / 1000,
-                f["total"] / 1000
+                f["total"] / 1000, viol
         }' <<<"$out"
     done
 done
