@@ -152,10 +152,12 @@ std::string prefix_from_maintainers(const Maintainers& maintainers, const std::s
         section_dir = dir;
     // Directories that group drivers by kind do not name a subsystem: drivers/i2c/busses/ is
     // "i2c".
-    static const std::set<std::string> kGeneric = {
-        "busses", "host", "core", "common", "misc", "char", "drivers", "platform", "chips"};
+    static const std::set<std::string> kGeneric = {"busses", "algos",    "host", "core",
+                                                   "common", "platform", "chips"};
     std::string tag_dir = section_dir;
-    while (kGeneric.count(last_component(tag_dir)) && tag_dir.find('/') != tag_dir.rfind('/'))
+    // Climb out of generic directories, but never up to a top-level one ("drivers/").
+    while (kGeneric.count(last_component(tag_dir)) &&
+           std::count(tag_dir.begin(), tag_dir.end(), '/') > 2)
         tag_dir = tag_dir.substr(0, tag_dir.rfind('/', tag_dir.size() - 2) + 1);
     const std::string tag = last_component(tag_dir);
 

@@ -87,7 +87,11 @@ TEST(PrefixFromMaintainers, WhatTheTpmSubsystemWrites) {
     // the module's "i2c-" repeats the subsystem (upstream writes "i2c: amd8111: ...").
     EXPECT_EQ(prefix_from_maintainers(m, "drivers/i2c/busses/i2c-amd8111.c", "i2c-amd8111"),
               "i2c: amd8111");
+    EXPECT_EQ(prefix_from_maintainers(m, "drivers/i2c/algos/i2c-algo-pca.c", "i2c-algo-pca"),
+              "i2c: algo-pca");
     EXPECT_EQ(prefix_from_maintainers(m, "drivers/input/joystick/xpad.c", "xpad"), "input: xpad");
+    EXPECT_EQ(prefix_from_maintainers(m, "drivers/char/apm-emulation.c", "apm-emulation"),
+              "char: apm-emulation");
     EXPECT_EQ(prefix_from_maintainers(m, "drivers/char/tpm/tpm_nsc.c", ""), "tpm: tpm_nsc");
 }
 
