@@ -117,6 +117,8 @@ int guest_command(int argc, char** argv) {
         result = validate::run_guest_benchmark(options);
     }
     if (!result.error.empty()) {
+        if (keep.empty()) // it never booted: nothing in the run directory to look at
+            fs::remove_all(options.run_dir);
         std::fprintf(stderr, "ksweep guest: %s\n", result.error.c_str());
         return 1;
     }
