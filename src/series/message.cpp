@@ -149,18 +149,20 @@ std::string summary_from_template(const MessageContext& ctx) {
     return expand(t.empty() ? kDefaultSubject : t, message_values(ctx));
 }
 
-std::string full_summary(const std::string& prefix, const std::string& summary, size_t max) {
+std::string full_summary(const std::string& prefix, const std::string& summary, size_t max,
+                         const std::string& suffix) {
     std::string head = prefix.empty() ? "" : prefix + ": ";
     std::string s = summary;
-    while (head.size() + s.size() > max) {
+    while (head.size() + s.size() + suffix.size() > max) {
         auto space = s.rfind(' ');
         if (space == std::string::npos || space == 0) {
-            s.resize(max > head.size() ? max - head.size() : 0);
+            size_t room = head.size() + suffix.size() < max ? max - head.size() - suffix.size() : 0;
+            s.resize(std::min(s.size(), room));
             break;
         }
         s.resize(space);
     }
-    return head + s;
+    return head + s + suffix;
 }
 
 std::string commit_body(const MessageContext& ctx, const std::string& signoff) {

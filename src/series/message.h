@@ -28,9 +28,10 @@ struct MessageContext {
 // The summary after the prefix, from the rule's subject template.
 std::string summary_from_template(const MessageContext& ctx);
 
-// "prefix: summary", at most `max` characters: a summary that does not fit loses words from
-// its end.
-std::string full_summary(const std::string& prefix, const std::string& summary, size_t max = 75);
+// "prefix: summary<suffix>", at most `max` characters: a summary that does not fit loses
+// words from its end; the suffix (what makes a subject unique) is always kept.
+std::string full_summary(const std::string& prefix, const std::string& summary, size_t max = 75,
+                         const std::string& suffix = "");
 
 // The body (without subject), wrapped, with "Signed-off-by: <signoff>" at the end.
 std::string commit_body(const MessageContext& ctx, const std::string& signoff);

@@ -368,9 +368,9 @@ SeriesResult write_series(const Rule& rule, const FixResult& fix, const SeriesOp
             std::string label =
                 p.module.empty() ? fs::path(names.front()).stem().string() : p.module;
             if (subjects.count(p.subject))
-                p.subject = full_summary(*prefix, summary + " in " + label);
+                p.subject = full_summary(*prefix, summary, 75, " in " + label);
             for (int n = 2; subjects.count(p.subject); ++n)
-                p.subject = full_summary(*prefix, summary + " (" + std::to_string(n) + ")");
+                p.subject = full_summary(*prefix, summary, 75, " (" + std::to_string(n) + ")");
             subjects.insert(p.subject);
             p.body = commit_body(ctx, who.formatted());
             p.recipients = maintainers.recipients(lookup);

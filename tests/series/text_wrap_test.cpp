@@ -1,4 +1,6 @@
-// git's wrapping (Subject folding, shortlog) and commit-body wrapping at 75 columns.
+// git's wrapping (Subject folding, shortlog), commit-body wrapping at 75 columns and subject
+// summaries capped at 75.
+#include "series/message.h"
 #include "series/text_wrap.h"
 
 #include <gtest/gtest.h>
@@ -50,6 +52,25 @@ TEST(WrapBody, RefillsParagraphsAndKeepsTablesApart) {
     std::istringstream in(out);
     for (std::string line; std::getline(in, line);)
         EXPECT_LE(line.size(), 40u) << line;
+}
+
+} // namespace
+
+
+namespace {
+
+// Regression: a uniqueness suffix on a summary at the 75-column limit was cut off again,
+// so the subject never became unique and the loop looking for one never ended.
+TEST(FullSummary, KeepsTheSuffixThatMakesItUnique) {
+    std::string prefix = "tpm: tpm_tis_i2c_cr50";
+    std::string summary = "Use usleep_range() for sleeps shorter than twenty milliseconds";
+    std::string plain = full_summary(prefix, summary);
+    EXPECT_LE(plain.size(), 75u);
+    EXPECT_EQ(plain, "tpm: tpm_tis_i2c_cr50: Use usleep_range() for sleeps shorter than twenty");
+    std::string second = full_summary(prefix, summary, 75, " (2)");
+    EXPECT_LE(second.size(), 75u);
+    EXPECT_NE(second, plain);
+    EXPECT_EQ(second.substr(second.size() - 4), " (2)");
 }
 
 } // namespace
