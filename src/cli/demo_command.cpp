@@ -20,6 +20,7 @@
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
+#include <algorithm>
 #include <map>
 
 namespace fs = std::filesystem;
@@ -95,9 +96,12 @@ std::string timestamp() {
 void print_scan_summary(const ScanResult& scan) {
     std::map<std::string, int> by_resolution;
     size_t actionable = 0;
+    double shortest = 0, longest = 0; // predicted real sleeps of the actionable calls
     for (const auto& f : scan.findings) {
         if (!f.actionable)
             continue;
+        shortest = actionable ? std::min(shortest, f.predicted_sleep_ms) : f.predicted_sleep_ms;
+        longest = std::max(longest, f.predicted_sleep_ms);
         ++actionable;
         ++by_resolution[std::string(to_string(f.resolution))];
     }
@@ -108,7 +112,7 @@ void print_scan_summary(const ScanResult& scan) {
         std::printf("%s%d %s", sep, n, kind.c_str());
         sep = ", ";
     }
-    std::printf("); HZ=%d, so each of those sleeps 12-20 ms\n", scan.hz);
+    std::printf("); at HZ=%d they sleep up to %.0f-%.0f ms\n", scan.hz, shortest, longest);
 }
 
 void print_device_table(const validate::DeviceRun& run) {
@@ -213,7 +217,7 @@ int demo_command(int argc, char** argv) {
             throw std::runtime_error("the series writer wrote nothing");
 
         validate::ValidateOptions validate_options;
-        validate_options.tree = written.repository;
+        validate_options.tree = tree; // validate finds the scratch repository itself
         validate_options.series_dir = written.series.front().dir;
         validate_options.boots = boots;
         validate_options.extends = static_cast<std::uint32_t>(extends);
@@ -226,10 +230,12 @@ int demo_command(int argc, char** argv) {
         validate::ReportFiles files =
             validate::write_report_files(report, (fs::path(out_dir) / "report").string());
 
-        log("writing the series again with the measured figures");
-        series_options.report = files.json;
-        series_options.force = true;
-        written = series::write_series(rule, fix, series_options);
+        if (report.passed()) {
+            log("writing the series again with the measured figures");
+            series_options.report = files.json;
+            series_options.force = true;
+            written = series::write_series(rule, fix, series_options);
+        }
 
         print_validation(report);
         const auto& final_series = written.series.front();
