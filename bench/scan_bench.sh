@@ -53,7 +53,7 @@ if [ "$spatch" = 1 ] && [ -f rules/msleep_small.cocci ] && command -v spatch >/d
     timed spatch "$work/spatch.txt" spatch -D report --sp-file rules/msleep_small.cocci \
         --use-gitgrep -j "$jobs" --dir "$tree" || spatch=0
 else
-    echo "(spatch skipped: no rules/msleep_small.cocci or no spatch)"
+    echo "(spatch skipped: --no-spatch, or no rules/msleep_small.cocci or spatch)"
     spatch=0
 fi
 

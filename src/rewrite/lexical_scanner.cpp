@@ -259,9 +259,35 @@ private:
         const RawToken& prev = tokens_[i - 1];
         if (prev.is_identifier())
             return !is_keyword_before_expression(prev.text);
+        if (prev.is(tok::comma))
+            return in_declarator_list(i - 1);
         // "struct foo *name": only for lower-case names, "a * FOO" is a product.
         return prev.is(tok::star) && std::any_of(tokens_[i].text.begin(), tokens_[i].text.end(),
                                                  [](char c) { return c >= 'a' && c <= 'z'; });
+    }
+
+    // The comma at `comma` separates declarators ("int ret, delay;"): the statement it is in,
+    // outside any parentheses, starts with "type name" or "type *name".
+    bool in_declarator_list(size_t comma) const {
+        int parens = 0;
+        for (size_t k = comma; k-- > 0;) {
+            if (directive_[k])
+                continue;
+            const RawToken& t = tokens_[k];
+            if (t.is(tok::r_paren))
+                ++parens;
+            else if (t.is(tok::l_paren) && --parens < 0)
+                return false; // an argument or parameter list
+            else if (parens == 0 && (t.is(tok::semi) || t.is(tok::l_brace) || t.is(tok::r_brace))) {
+                size_t first = k + 1;
+                while (first < comma && directive_[first])
+                    ++first;
+                return first + 1 < comma && tokens_[first].is_identifier() &&
+                       !is_keyword_before_expression(tokens_[first].text) &&
+                       (tokens_[first + 1].is_identifier() || tokens_[first + 1].is(tok::star));
+            }
+        }
+        return false;
     }
 
     void note_file_scope_variable(size_t i) {

@@ -143,6 +143,18 @@ TEST(ScanFixtures, LexicalOnlyMarksOnlyWhatTheTextDecides) {
     EXPECT_TRUE(at_line(r, 19).inactive);
 }
 
+TEST(ScanFixtures, VariablesInDeclaratorListsNeedNoParse) {
+    auto r = scan_fixture("drivers/fixture/locals.c");
+    ASSERT_EQ(r.findings.size(), 3u);
+    for (const auto& f : r.findings) {
+        EXPECT_FALSE(f.value_ms) << f.call;
+        EXPECT_EQ(f.engine, Engine::Lexical) << f.call;
+        EXPECT_EQ(f.note.rfind("not a constant", 0), 0u) << f.call << ": " << f.note;
+    }
+    EXPECT_EQ(r.files_semantic, 0u); // nothing left for the semantic engine to settle
+    EXPECT_EQ(r.files_fallback, 0u);
+}
+
 TEST(ScanFixtures, CommentsStringsMembersAndDeclarationsAreNotCalls) {
     auto r = scan_fixture("drivers/fixture/comments.c");
     ASSERT_EQ(r.findings.size(), 1u);
@@ -177,8 +189,8 @@ TEST(ScanFixtures, WholeTreeIsSortedAndPredictsSleeps) {
         EXPECT_LE(done, total);
     };
     auto r = scan_tree(testing::msleep_rule(), options);
-    EXPECT_EQ(r.files_scanned, 9u); // 7 .c and 2 .h
-    EXPECT_EQ(progress_calls, 9u);
+    EXPECT_EQ(r.files_scanned, 10u); // 8 .c and 2 .h
+    EXPECT_EQ(progress_calls, 10u);
     EXPECT_TRUE(std::is_sorted(r.findings.begin(), r.findings.end(), [](auto& a, auto& b) {
         return a.file < b.file || (a.file == b.file && a.call_begin < b.call_begin);
     }));
