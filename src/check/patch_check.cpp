@@ -2,14 +2,13 @@
 
 #include "check/hunk_apply.h"
 #include "check/shadow_tree.h"
+#include "core/file_io.h"
 #include "core/kernel_tree.h"
 #include "rewrite/scanner.h"
 
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <memory>
-#include <sstream>
 
 namespace fs = std::filesystem;
 
@@ -88,14 +87,7 @@ bool take_moved(std::vector<std::string>& removed, const std::string& call) {
 } // namespace
 
 PreimageReader tree_reader(const std::string& tree) {
-    return [tree](const std::string& path) -> std::optional<std::string> {
-        std::ifstream in(fs::path(tree) / path, std::ios::binary);
-        if (!in)
-            return std::nullopt;
-        std::ostringstream text;
-        text << in.rdbuf();
-        return text.str();
-    };
+    return [tree](const std::string& path) { return read_file(fs::path(tree) / path); };
 }
 
 std::string suggest_replacement(const Rule& rule, const Finding& finding) {

@@ -6,10 +6,10 @@
 #include "check/report_format.h"
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "core/file_io.h"
 #include "core/rule.h"
 
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <sstream>
 #include <unistd.h>
@@ -19,15 +19,10 @@ namespace ksweep::cli {
 namespace {
 
 std::optional<std::string> read_input(const std::string& name) {
+    if (name != "-")
+        return read_file(name);
     std::ostringstream text;
-    if (name == "-") {
-        text << std::cin.rdbuf();
-        return text.str();
-    }
-    std::ifstream in(name, std::ios::binary);
-    if (!in)
-        return std::nullopt;
-    text << in.rdbuf();
+    text << std::cin.rdbuf();
     return text.str();
 }
 

@@ -1,24 +1,15 @@
 #include "core/kernel_tree.h"
 
+#include "core/file_io.h"
+
 #include <filesystem>
-#include <fstream>
 #include <regex>
-#include <sstream>
 
 namespace fs = std::filesystem;
 
 namespace ksweep {
 
 namespace {
-
-std::optional<std::string> read_file(const fs::path& p) {
-    std::ifstream in(p);
-    if (!in)
-        return std::nullopt;
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
 
 // "KEY = value" lines of a Makefile or "KEY=value" of a .config.
 std::optional<std::string> assignment(const std::string& text, const std::string& key) {

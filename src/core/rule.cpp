@@ -1,8 +1,9 @@
 #include "core/rule.h"
 
+#include "core/file_io.h"
+
 #include <algorithm>
 #include <cstdlib>
-#include <fstream>
 #include <sstream>
 #include <yaml-cpp/yaml.h>
 
@@ -191,12 +192,10 @@ Rule parse_rule(const std::string& text, const std::string& path) {
 }
 
 Rule load_rule(const std::string& path) {
-    std::ifstream in(path);
-    if (!in)
+    const auto text = read_file(path);
+    if (!text)
         throw RuleError(path + ": cannot open rule file");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return parse_rule(ss.str(), path);
+    return parse_rule(*text, path);
 }
 
 std::string default_rule_path() {

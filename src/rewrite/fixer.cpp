@@ -2,6 +2,7 @@
 // apply them in memory and verify the result; -j files at a time.
 #include "rewrite/fixer.h"
 
+#include "core/file_io.h"
 #include "rewrite/applier.h"
 #include "rewrite/fix_verify.h"
 #include "rewrite/macro_uses.h"
@@ -10,9 +11,7 @@
 #include <algorithm>
 #include <atomic>
 #include <filesystem>
-#include <fstream>
 #include <map>
-#include <sstream>
 #include <thread>
 
 namespace fs = std::filesystem;
@@ -20,15 +19,6 @@ namespace fs = std::filesystem;
 namespace ksweep {
 
 namespace {
-
-std::optional<std::string> read_file(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    if (!in)
-        return std::nullopt;
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
 
 // Sites a reader would expect the fixer to look at: the rule's calls that are actionable, or
 // look like they might be (msleep(0), unresolved arguments).

@@ -2,6 +2,7 @@
 // semantic engine where the lexical one left a site it could not settle, on -j threads.
 #include "rewrite/scanner.h"
 
+#include "core/file_io.h"
 #include "core/kernel_tree.h"
 #include "rewrite/compile_flags.h"
 #include "rewrite/lexical_scanner.h"
@@ -10,10 +11,8 @@
 #include <algorithm>
 #include <atomic>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 #include <mutex>
-#include <sstream>
 #include <stdexcept>
 #include <thread>
 
@@ -203,15 +202,6 @@ std::vector<std::string> files_to_scan(const fs::path& tree, const std::vector<s
     return files;
 }
 
-std::optional<std::string> read_whole(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    if (!in)
-        return std::nullopt;
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
 void add_outcome(ScanResult& result, FileOutcome&& outcome) {
     ++result.files_scanned;
     result.files_semantic += outcome.semantic_parsed;
@@ -241,7 +231,7 @@ ScanResult scan_tree(const Rule& rule, const ScanOptions& options) {
     size_t done = 0;
     auto worker = [&] {
         for (size_t i; (i = next++) < files.size();) {
-            auto content = read_whole(tree / files[i]);
+            auto content = read_file(tree / files[i]);
             if (!content)
                 outcomes[i].error = files[i] + ": cannot read";
             else

@@ -1,9 +1,9 @@
 #include "series/report.h"
 
+#include "core/file_io.h"
+
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 #include <yaml-cpp/yaml.h>
 
@@ -108,12 +108,10 @@ ValidationReport parse_report(const std::string& text, const std::string& path) 
 }
 
 ValidationReport load_report(const std::string& path) {
-    std::ifstream in(path);
-    if (!in)
+    const auto text = read_file(path);
+    if (!text)
         throw std::runtime_error(path + ": cannot open report");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return parse_report(ss.str(), path);
+    return parse_report(*text, path);
 }
 
 std::string describe(const PatchMeasurement& m, const ValidationReport& report) {

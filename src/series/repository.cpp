@@ -1,9 +1,9 @@
 #include "series/repository.h"
 
+#include "core/file_io.h"
+
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <sys/stat.h>
 #include <vector>
 
@@ -81,13 +81,6 @@ void fingerprint_dir(const std::string& dir, const std::string& rel, Fnv* fp) {
     }
 }
 
-std::string read_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
 struct SnapshotContext {
     git_repository* repo;
     ScratchStats* stats;
@@ -112,7 +105,7 @@ bool write_tree(SnapshotContext& ctx, const std::string& dir, git_oid* out) {
             check(git_blob_create_from_buffer(&id, ctx.repo, target.data(), target.size()),
                   "git_blob_create_from_buffer");
         } else {
-            std::string content = read_file(path);
+            std::string content = read_file(path).value_or("");
             check(git_blob_create_from_buffer(&id, ctx.repo, content.data(), content.size()),
                   "git_blob_create_from_buffer");
             ctx.stats->bytes += content.size();

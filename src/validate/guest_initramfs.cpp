@@ -1,5 +1,6 @@
 #include "validate/guest_initramfs.h"
 
+#include "core/file_io.h"
 #include "validate/guest_modules.h"
 #include "validate/sha256.h"
 
@@ -7,7 +8,6 @@
 #include <elf.h>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <stdexcept>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -25,12 +25,10 @@ void pad_to_4(std::string& s) {
 }
 
 std::string read_whole(const std::string& path, const char* what) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
+    auto bytes = read_file(path);
+    if (!bytes)
         throw std::runtime_error(std::string("cannot read ") + what + " '" + path + "'");
-    std::ostringstream out;
-    out << in.rdbuf();
-    return out.str();
+    return std::move(*bytes);
 }
 
 } // namespace

@@ -1,5 +1,6 @@
 #include "validate/guest_modules.h"
 
+#include "core/file_io.h"
 #include "validate/qemu_process.h"
 
 #include <algorithm>
@@ -102,12 +103,10 @@ std::string read_module_uncompressed(const std::string& path) {
                        : ends_with(path, ".ko.gz")  ? "gzip"
                                                     : nullptr;
     if (!tool) {
-        std::ifstream in(path, std::ios::binary);
-        std::ostringstream out;
-        out << in.rdbuf();
-        if (!in)
+        auto bytes = read_file(path);
+        if (!bytes)
             throw std::runtime_error("cannot read module " + path);
-        return out.str();
+        return std::move(*bytes);
     }
     // Keep the tool's messages out of the module bytes: stderr goes to /dev/null.
     CommandResult r =

@@ -1,7 +1,8 @@
 #include "validate/levels_kbuild.h"
 
+#include "core/file_io.h"
+
 #include <filesystem>
-#include <fstream>
 #include <regex>
 #include <sstream>
 
@@ -162,10 +163,7 @@ std::optional<std::string> read_tree_file(const std::string& root, const std::st
     fs::path path = fs::path(root) / rel;
     if (!fs::is_regular_file(path))
         return std::nullopt;
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream out;
-    out << in.rdbuf();
-    return out.str();
+    return read_file(path);
 }
 
 } // namespace ksweep::validate

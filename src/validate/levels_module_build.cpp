@@ -1,5 +1,6 @@
 #include "validate/levels_module_build.h"
 
+#include "core/file_io.h"
 #include "validate/qemu_process.h"
 #include "validate/sha256.h"
 
@@ -58,13 +59,6 @@ std::string error_summary(const std::string& log) {
     return errors.empty() ? log.substr(log.size() > 1500 ? log.size() - 1500 : 0) : errors;
 }
 
-std::string read_all(const fs::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream out;
-    out << in.rdbuf();
-    return out.str();
-}
-
 void write_all(const fs::path& path, const std::string& text) {
     fs::create_directories(path.parent_path());
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
@@ -84,7 +78,7 @@ SourceSnapshot snapshot_module(const std::string& root, const KbuildModule& modu
         if (!entry.is_regular_file() || !is_build_input(entry.path()))
             continue;
         std::string rel = fs::relative(entry.path(), root).string();
-        files[rel] = read_all(entry.path());
+        files[rel] = read_file(entry.path()).value_or("");
     }
     SourceSnapshot inside = files;
     for (const auto& [rel, text] : inside)
@@ -131,7 +125,8 @@ KbuildResult build_module_snapshot(const SourceSnapshot& files, const KbuildModu
 
     Sha256 key_hash;
     key_hash.update("ksweep validate module build v1\n" + headers_dir + "\n");
-    key_hash.update(read_all(fs::path(headers_dir) / "include/config/kernel.release"));
+    const fs::path release = fs::path(headers_dir) / "include/config/kernel.release";
+    key_hash.update(read_file(release).value_or(""));
     key_hash.update(module.directory + "\n" + kbuild);
     for (const auto& [rel, text] : files) {
         key_hash.update(rel + "\n" + std::to_string(text.size()) + "\n");
@@ -146,9 +141,9 @@ KbuildResult build_module_snapshot(const SourceSnapshot& files, const KbuildModu
 
     if (fs::exists(dir / kStatusFile)) {
         result.cached = true;
-        std::string log = read_all(result.log_path);
+        std::string log = read_file(result.log_path).value_or("");
         result.warnings = warning_lines(log, dir.string());
-        result.ok = read_all(dir / kStatusFile) == "ok";
+        result.ok = read_file(dir / kStatusFile).value_or("") == "ok";
         if (!result.ok)
             result.error = error_summary(log);
         return result;

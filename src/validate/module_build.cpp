@@ -1,5 +1,6 @@
 #include "validate/module_build.h"
 
+#include "core/file_io.h"
 #include "validate/qemu_process.h"
 #include "validate/sha256.h"
 
@@ -21,15 +22,6 @@ namespace ksweep::validate {
 namespace {
 
 constexpr const char* kDoneMarker = ".ksweep-built";
-
-std::optional<std::string> read_file(const fs::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        return std::nullopt;
-    std::ostringstream out;
-    out << in.rdbuf();
-    return out.str();
-}
 
 void write_file(const fs::path& path, const std::string& content) {
     fs::create_directories(path.parent_path());

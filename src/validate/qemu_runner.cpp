@@ -1,5 +1,6 @@
 #include "validate/qemu_runner.h"
 
+#include "core/file_io.h"
 #include "validate/qemu_process.h"
 
 #include <filesystem>
@@ -17,13 +18,6 @@ namespace {
 
 constexpr auto kBackendStartTimeout = std::chrono::seconds(15);
 constexpr auto kBackendGoneGrace = std::chrono::seconds(3);
-
-std::string read_text(const fs::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream out;
-    out << in.rdbuf();
-    return out.str();
-}
 
 // Unix socket paths are limited to 108 bytes; a deep --keep directory gets a short one in /tmp.
 std::string socket_path(const fs::path& run_dir) {
@@ -221,7 +215,7 @@ GuestRunResult run_guest(const GuestRunOptions& options) {
     backend.terminate();
     backend.read_available(r.backend_output);
     std::ofstream(dir / "tpmd.out") << r.backend_output;
-    r.stats = read_text(r.stats_path);
+    r.stats = read_file(r.stats_path).value_or("");
     r.device = parse_device_stats(r.stats);
     r.report = parser.report();
 
@@ -244,7 +238,7 @@ GuestRunResult run_guest(const GuestRunOptions& options) {
     if (r.outcome != GuestOutcome::passed) {
         if (qemu_status != 0)
             r.message += "\n  qemu exited with status " + std::to_string(qemu_status) + ":\n" +
-                         last_lines(read_text(r.console_log), 5);
+                         last_lines(read_file(r.console_log).value_or(""), 5);
         r.message += where_logs_are(r);
     }
     return r;

@@ -1,10 +1,10 @@
 #include "validate/validate_series.h"
 
+#include "core/file_io.h"
 #include "validate/qemu_process.h"
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <regex>
 #include <sstream>
 
@@ -13,13 +13,6 @@ namespace fs = std::filesystem;
 namespace ksweep::validate {
 
 namespace {
-
-std::string read_text(const fs::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream out;
-    out << in.rdbuf();
-    return out.str();
-}
 
 std::string trim(std::string s) {
     s.erase(0, s.find_first_not_of(" \t\r\n"));
@@ -96,7 +89,7 @@ Series read_series_dir(const std::string& dir) {
     Series series;
     series.source = dir;
     for (const auto& path : paths) {
-        std::string mail = read_text(path);
+        std::string mail = read_file(path).value_or("");
         if (series.base_commit.empty())
             series.base_commit = patch_base_commit(mail);
         if (is_cover_letter(mail))
