@@ -2,7 +2,6 @@
 
 #include "core/file_io.h"
 
-#include <cstdlib>
 #include <filesystem>
 #include <sys/stat.h>
 #include <vector>
@@ -175,15 +174,6 @@ SeriesRepo open_scratch(const std::string& tree, const std::string& cache_dir, S
 }
 
 } // namespace
-
-std::string default_cache_dir() {
-    if (const char* c = std::getenv("KSWEEP_CACHE"))
-        return c;
-    if (const char* x = std::getenv("XDG_CACHE_HOME"))
-        return std::string(x) + "/ksweep";
-    const char* home = std::getenv("HOME");
-    return std::string(home ? home : "/tmp") + "/.cache/ksweep";
-}
 
 SeriesRepo open_series_repo(const std::string& tree_arg, const std::string& cache_dir,
                             ScratchStats* stats, const std::function<void(size_t)>& progress) {

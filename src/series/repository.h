@@ -35,7 +35,4 @@ SeriesRepo open_series_repo(const std::string& tree, const std::string& cache_di
                             ScratchStats* stats = nullptr,
                             const std::function<void(size_t)>& progress = {});
 
-// ~/.cache/ksweep (or $KSWEEP_CACHE, or $XDG_CACHE_HOME/ksweep).
-std::string default_cache_dir();
-
 } // namespace ksweep::series

@@ -1,5 +1,6 @@
 #include "series/series.h"
 
+#include "core/cache_dir.h"
 #include "series/git_handle.h"
 #include "series/mail.h"
 #include "series/maintainers.h"
@@ -290,7 +291,7 @@ SeriesResult write_series(const Rule& rule, const FixResult& fix, const SeriesOp
         report = load_report(opts.report);
     Maintainers maintainers = Maintainers::load(opts.tree);
     SeriesRepo repo =
-        open_series_repo(opts.tree, opts.cache_dir.empty() ? default_cache_dir() : opts.cache_dir);
+        open_series_repo(opts.tree, opts.cache_dir.empty() ? ksweep::cache_dir() : opts.cache_dir);
     Identity who = identity_from(opts.signoff, repo.repo.get());
     git_signature* raw_sig = nullptr;
     check(git_signature_new(&raw_sig, who.name.c_str(), who.email.c_str(), now, 0),

@@ -25,7 +25,7 @@ struct SeriesOptions {
     std::string signoff;   // "Name <mail>"; empty: git config user.name/user.email
     std::string report;    // validation report JSON; empty: none
     std::string branch;    // empty: ksweep/<rule>-<YYYYMMDD>
-    std::string cache_dir; // scratch repositories; empty: default_cache_dir()
+    std::string cache_dir; // scratch repositories; empty: ksweep::cache_dir()
     std::string signature; // after "-- "; empty: "ksweep <version>"
     size_t max_patches = 15;
     bool thread = true; // Message-Id / In-Reply-To like git format-patch --thread

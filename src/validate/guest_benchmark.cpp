@@ -1,5 +1,6 @@
 #include "validate/guest_benchmark.h"
 
+#include "core/cache_dir.h"
 #include "validate/guest_initramfs.h"
 #include "validate/guest_modules.h"
 
@@ -34,9 +35,7 @@ std::string from_env_or_file(const char* name, const std::map<std::string, std::
 
 GuestEnvironment GuestEnvironment::load() {
     GuestEnvironment env;
-    const char* cache = std::getenv("KSWEEP_CACHE");
-    const char* home = std::getenv("HOME");
-    env.cache_dir = cache && *cache ? cache : std::string(home ? home : "/tmp") + "/.cache/ksweep";
+    env.cache_dir = ksweep::cache_dir();
     auto file = read_env_file(fs::path(env.cache_dir) / "env");
     env.tree = from_env_or_file("KSWEEP_TREE_6_1", file);
     env.headers_dir = from_env_or_file("KSWEEP_HEADERS", file);

@@ -1,5 +1,6 @@
 #include "validate/validate_run.h"
 
+#include "core/cache_dir.h"
 #include "core/kernel_tree.h"
 #include "series/repository.h"
 #include "validate/checkpatch_run.h"
@@ -134,7 +135,7 @@ class SeriesValidator {
 };
 
 void SeriesValidator::run() {
-    cache_dir_ = options_.cache_dir.empty() ? series::default_cache_dir() : options_.cache_dir;
+    cache_dir_ = options_.cache_dir.empty() ? ksweep::cache_dir() : options_.cache_dir;
     work_dir_ = options_.work_dir;
     fs::create_directories(work_dir_);
 
