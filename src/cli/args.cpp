@@ -83,6 +83,15 @@ std::optional<int> ArgParser::parse(int argc, char** argv) {
             inline_value = true;
         }
         const Spec* spec = find(arg);
+        // "-j1": a single-dash option that takes a value may have it attached.
+        if (!spec && arg.size() > 2 && arg[1] != '-') {
+            if (const Spec* s = find(arg.substr(0, 2)); s && s->takes_value) {
+                spec = s;
+                value = arg.substr(2);
+                arg.resize(2);
+                inline_value = true;
+            }
+        }
         if (!spec) {
             std::fprintf(stderr, "ksweep %s: unknown option '%s' (see --help)\n",
                          command_.c_str(), arg.c_str());

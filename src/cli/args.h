@@ -1,4 +1,4 @@
-// A small argument parser for subcommands: --flag, --option VALUE / --option=VALUE, -j N,
+// A small argument parser for subcommands: --flag, --option VALUE / --option=VALUE, -j N / -jN,
 // positionals, and --help generated from the declarations.
 #pragma once
 
