@@ -3,6 +3,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/output.h"
+#include "cli/tree_paths.h"
 #include "core/rule.h"
 #include "rewrite/fixer.h"
 #include "rewrite/scanner.h"
@@ -123,12 +124,8 @@ int fix_command(int argc, char** argv) {
         const Rule rule = load_rule(rule_path);
         ScanOptions options;
         options.tree = positionals[0];
-        for (size_t i = 1; i < positionals.size(); ++i) {
-            fs::path p = positionals[i];
-            if (p.is_absolute())
-                p = p.lexically_relative(fs::absolute(options.tree));
-            options.paths.push_back(p.generic_string());
-        }
+        options.paths =
+            tree_relative_paths(options.tree, {positionals.begin() + 1, positionals.end()});
         options.build_dir = build_dir;
         options.jobs = jobs;
         options.semantic = !lexical_only;

@@ -3,6 +3,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/output.h"
+#include "cli/tree_paths.h"
 #include "core/kernel_tree.h"
 #include "core/rule.h"
 #include "rewrite/cross_check.h"
@@ -206,13 +207,8 @@ int scan_command(int argc, char** argv) {
         Rule rule = load_rule(rule_path);
         ScanOptions options;
         options.tree = positionals[0];
-        for (size_t i = 1; i < positionals.size(); ++i) {
-            fs::path p = positionals[i];
-            // An absolute path inside the tree is as good as a tree-relative one.
-            if (p.is_absolute())
-                p = p.lexically_relative(fs::absolute(options.tree));
-            options.paths.push_back(p.generic_string());
-        }
+        options.paths =
+            tree_relative_paths(options.tree, {positionals.begin() + 1, positionals.end()});
         options.build_dir = build_dir;
         options.jobs = jobs;
         options.hz = hz;

@@ -3,6 +3,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/output.h"
+#include "cli/tree_paths.h"
 #include "core/rule.h"
 #include "rewrite/fixer.h"
 #include "rewrite/scanner.h"
@@ -81,12 +82,7 @@ int series_command(int argc, char** argv) {
         Rule rule = load_rule(rule_path);
         ScanOptions scan;
         scan.tree = positionals[0];
-        for (size_t i = 1; i < positionals.size(); ++i) {
-            fs::path p = positionals[i];
-            if (p.is_absolute())
-                p = p.lexically_relative(fs::absolute(scan.tree));
-            scan.paths.push_back(p.generic_string());
-        }
+        scan.paths = tree_relative_paths(scan.tree, {positionals.begin() + 1, positionals.end()});
         scan.build_dir = build_dir;
         scan.jobs = jobs;
         Progress progress("scanning", Progress::mode_for_stderr());
