@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
+#include "require_env.h"
 #include <regex>
 
 namespace fs = std::filesystem;
@@ -34,7 +35,7 @@ class CheckpatchCompare : public ::testing::Test {
     void SetUp() override {
         tree_ = tree_6_1();
         if (tree_.empty() || !fs::exists(tree_ + "/scripts/checkpatch.pl"))
-            GTEST_SKIP() << "no 6.1 tree: run scripts/setup.sh";
+            KSWEEP_SKIP_OR_FAIL("no 6.1 tree: run scripts/setup.sh");
         // The patch: two calls after the declarations of i2c_nuvoton_write_status().
         std::string original = ksweep::test::read_file(tree_ + "/" + kDriver);
         std::string anchor = "{\n\ts32 status;\n\tint i;\n\n";

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
+#include "require_env.h"
 #include <regex>
 #include <sstream>
 
@@ -77,7 +78,7 @@ class HistoricalNuvoton : public ::testing::Test {
         src_ = kernel_setting("KSWEEP_TREE_6_1");
         headers_ = kernel_setting("KSWEEP_HEADERS");
         if (src_.empty() || !fs::exists(fs::path(src_) / kNuvoton) || !fs::is_directory(headers_))
-            GTEST_SKIP() << "Debian's 6.1 source/headers are missing: run scripts/setup.sh";
+            KSWEEP_SKIP_OR_FAIL("Debian's 6.1 source/headers are missing: run scripts/setup.sh");
         char tmpl[] = "/tmp/ksweep-nuvoton-XXXXXX";
         ASSERT_NE(mkdtemp(tmpl), nullptr);
         work_ = tmpl;

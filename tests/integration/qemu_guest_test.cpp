@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
+#include "require_env.h"
 #include <sstream>
 
 namespace fs = std::filesystem;
@@ -22,7 +23,7 @@ class QemuGuest : public ::testing::Test {
         try {
             env_ = GuestEnvironment::load();
         } catch (const std::exception& e) {
-            GTEST_SKIP() << e.what();
+            KSWEEP_SKIP_OR_FAIL(e.what());
         }
         std::string pattern = (fs::temp_directory_path() / "ksweep-qemu-test-XXXXXX").string();
         run_dir_ = mkdtemp(pattern.data());

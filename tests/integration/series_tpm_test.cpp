@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <gtest/gtest.h>
+#include "require_env.h"
 #include <regex>
 #include <set>
 #include <sstream>
@@ -132,7 +133,7 @@ class SeriesOnLinux61 : public ::testing::Test {
     }
     void SetUp() override {
         if (tree.empty() || !fs::exists(tree + "/MAINTAINERS"))
-            GTEST_SKIP() << "no 6.1 tree: run scripts/setup.sh";
+            KSWEEP_SKIP_OR_FAIL("no 6.1 tree: run scripts/setup.sh");
         ASSERT_FALSE(scratch.empty()) << log;
     }
     // What a run could have changed in the tree: new or newer files, a .git.

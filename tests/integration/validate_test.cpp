@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <gtest/gtest.h>
+#include "require_env.h"
 #include <regex>
 #include <sstream>
 
@@ -48,7 +49,7 @@ class ValidateOnLinux61 : public ::testing::Test {
     void SetUp() override {
         tree = env_value("KSWEEP_TREE_6_1");
         if (tree.empty() || !fs::exists(tree + "/scripts/checkpatch.pl"))
-            GTEST_SKIP() << "no 6.1 tree: run scripts/setup.sh";
+            KSWEEP_SKIP_OR_FAIL("no 6.1 tree: run scripts/setup.sh");
     }
     std::string tree;
     TempDir tmp;

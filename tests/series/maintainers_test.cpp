@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <gtest/gtest.h>
+#include "require_env.h"
 #include <set>
 #include <sstream>
 
@@ -53,7 +54,7 @@ class RealTreeMaintainers : public ::testing::Test {
     void SetUp() override {
         tree = tree_6_1();
         if (tree.empty() || !std::filesystem::exists(tree + "/MAINTAINERS"))
-            GTEST_SKIP() << "no 6.1 tree: run scripts/setup.sh";
+            KSWEEP_SKIP_OR_FAIL("no 6.1 tree: run scripts/setup.sh");
     }
     std::string tree;
 };

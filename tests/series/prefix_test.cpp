@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <gtest/gtest.h>
+#include "require_env.h"
 #include <sstream>
 
 using namespace ksweep::series;
@@ -76,7 +77,7 @@ std::string tree_6_1() {
 TEST(PrefixFromMaintainers, WhatTheTpmSubsystemWrites) {
     std::string tree = tree_6_1();
     if (tree.empty() || !std::filesystem::exists(tree + "/MAINTAINERS"))
-        GTEST_SKIP() << "no 6.1 tree: run scripts/setup.sh";
+        KSWEEP_SKIP_OR_FAIL("no 6.1 tree: run scripts/setup.sh");
     Maintainers m = Maintainers::load(tree);
     EXPECT_EQ(prefix_from_maintainers(m, "drivers/char/tpm/tpm_i2c_nuvoton.c", "tpm_i2c_nuvoton"),
               "tpm: tpm_i2c_nuvoton");

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
+#include "require_env.h"
 #include <sstream>
 
 namespace fs = std::filesystem;
@@ -90,7 +91,7 @@ TEST(StaticExecutable, TellsStaticFromDynamic) {
     EXPECT_FALSE(is_static_executable("/nonexistent"));
     EXPECT_FALSE(is_static_executable("/etc/passwd"));
     if (!fs::exists("/bin/busybox"))
-        GTEST_SKIP() << "busybox-static not installed";
+        KSWEEP_SKIP_OR_FAIL("busybox-static not installed");
     EXPECT_TRUE(is_static_executable("/bin/busybox"));
 }
 
@@ -153,7 +154,7 @@ TEST(ImageModules, CompressedModulesAreDecompressed) {
 
 TEST(Initramfs, HoldsInitBusyboxProgramAndModulesInOrder) {
     if (!is_static_executable("/bin/busybox"))
-        GTEST_SKIP() << "busybox-static not installed";
+        KSWEEP_SKIP_OR_FAIL("busybox-static not installed");
     TempDir dir;
     write(dir.path() / "init.sh", "#!/bin/sh\n");
     std::string elf = std::string("\x7f"

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
+#include "require_env.h"
 
 namespace fs = std::filesystem;
 
@@ -18,7 +19,7 @@ class ModuleBuildTest : public ::testing::Test {
         try {
             headers_ = GuestEnvironment::load().headers_dir;
         } catch (const std::exception& e) {
-            GTEST_SKIP() << e.what();
+            KSWEEP_SKIP_OR_FAIL(e.what());
         }
         std::string pattern = (fs::temp_directory_path() / "ksweep-modbuild-test-XXXXXX").string();
         dir_ = mkdtemp(pattern.data());

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
+#include "require_env.h"
 #include <regex>
 
 namespace ksweep::validate {
@@ -154,7 +155,7 @@ TEST(ReportTest, SvgHasBothVariantsMediansAndLabelledAxes) {
 
 TEST(ReportTest, SvgIsWellFormedForARealRenderer) {
     if (std::system("command -v rsvg-convert >/dev/null 2>&1") != 0)
-        GTEST_SKIP() << "rsvg-convert not installed (scripts/setup.sh installs librsvg2-bin)";
+        KSWEEP_SKIP_OR_FAIL("rsvg-convert not installed (scripts/setup.sh installs librsvg2-bin)");
     auto dir = std::filesystem::temp_directory_path() / ("ksweep-svg-" + std::to_string(getpid()));
     std::filesystem::create_directories(dir);
     std::ofstream(dir / "chart.svg")

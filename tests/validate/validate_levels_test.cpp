@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
+#include "require_env.h"
 
 namespace fs = std::filesystem;
 
@@ -246,7 +247,7 @@ TEST_F(ValidateRunTest, NewCompilerWarningFailsL3) {
     const char* headers = std::getenv("KSWEEP_HEADERS");
     std::string headers_dir = headers ? headers : "/usr/src/linux-headers-6.1.0-57-amd64";
     if (!fs::exists(fs::path(headers_dir) / "Makefile"))
-        GTEST_SKIP() << "no prepared kernel headers (scripts/setup.sh installs them)";
+        KSWEEP_SKIP_OR_FAIL("no prepared kernel headers (scripts/setup.sh installs them)");
     write(tree_ / "drivers/misc/kfoo/Makefile", "obj-m += kfoo.o\n");
     write(tree_ / "drivers/misc/kfoo/kfoo.c", "#include <linux/module.h>\n\n"
                                               "static int __init kfoo_init(void)\n{\n"
