@@ -1,6 +1,7 @@
 #include "core/rule.h"
 
 #include "core/file_io.h"
+#include "core/yaml_checks.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -11,11 +12,7 @@ namespace ksweep {
 
 namespace {
 
-[[noreturn]] void fail(const std::string& path, const YAML::Mark& mark, const std::string& what) {
-    std::ostringstream os;
-    os << path << ':' << mark.line + 1 << ':' << mark.column + 1 << ": " << what;
-    throw RuleError(os.str());
-}
+using Yaml = YamlChecks<RuleError>;
 
 // Reads node[key] as T, or reports where the file says something else.
 template <typename T>
@@ -23,22 +20,8 @@ T read_as(const std::string& path, const YAML::Node& node, const char* key, cons
     try {
         return node[key].as<T>();
     } catch (const YAML::Exception&) {
-        fail(path, node[key].Mark(), std::string("'") + key + "' must be " + expected);
+        Yaml::fail(path, node[key].Mark(), std::string("'") + key + "' must be " + expected);
     }
-}
-
-void reject_unknown_keys(const std::string& path, const YAML::Node& map,
-                         std::initializer_list<const char*> known) {
-    for (const auto& kv : map) {
-        auto key = kv.first.as<std::string>();
-        if (std::none_of(known.begin(), known.end(), [&](const char* k) { return key == k; }))
-            fail(path, kv.first.Mark(), "unknown key '" + key + "'");
-    }
-}
-
-void require_map(const std::string& path, const YAML::Node& node, const char* what) {
-    if (!node.IsMap())
-        fail(path, node.Mark(), std::string(what) + " must be a mapping");
 }
 
 Target parse_target(const std::string& path, const YAML::Node& node) {
@@ -47,34 +30,34 @@ Target parse_target(const std::string& path, const YAML::Node& node) {
         return Target::UsleepRange;
     if (s == "fsleep")
         return Target::Fsleep;
-    fail(path, node.Mark(), "target must be usleep_range or fsleep, not '" + s + "'");
+    Yaml::fail(path, node.Mark(), "target must be usleep_range or fsleep, not '" + s + "'");
 }
 
 Slack parse_slack(const std::string& path, const YAML::Node& node) {
-    require_map(path, node, "slack");
-    reject_unknown_keys(path, node, {"policy", "us", "percent", "floor_us"});
+    Yaml::require_map(path, node, "slack");
+    Yaml::reject_unknown_keys(path, node, {"policy", "us", "percent", "floor_us"});
     if (!node["policy"])
-        fail(path, node.Mark(), "slack needs a 'policy' (fixed, percent or acpi)");
+        Yaml::fail(path, node.Mark(), "slack needs a 'policy' (fixed, percent or acpi)");
     Slack slack;
     auto policy = node["policy"].as<std::string>();
     if (policy == "fixed") {
         slack.policy = SlackPolicy::Fixed;
         if (!node["us"])
-            fail(path, node.Mark(), "a fixed slack needs 'us'");
+            Yaml::fail(path, node.Mark(), "a fixed slack needs 'us'");
         slack.fixed_us = read_as<long long>(path, node, "us", "an integer (microseconds)");
         if (slack.fixed_us <= 0)
-            fail(path, node["us"].Mark(), "'us' must be positive");
+            Yaml::fail(path, node["us"].Mark(), "'us' must be positive");
     } else if (policy == "percent") {
         slack.policy = SlackPolicy::Percent;
         if (node["percent"])
             slack.percent = read_as<int>(path, node, "percent", "an integer");
         if (slack.percent <= 0 || slack.percent > 100)
-            fail(path, node["percent"].Mark(), "'percent' must be between 1 and 100");
+            Yaml::fail(path, node["percent"].Mark(), "'percent' must be between 1 and 100");
     } else if (policy == "acpi") {
         slack.policy = SlackPolicy::Acpi;
     } else {
-        fail(path, node["policy"].Mark(),
-             "slack policy must be fixed, percent or acpi, not '" + policy + "'");
+        Yaml::fail(path, node["policy"].Mark(),
+                   "slack policy must be fixed, percent or acpi, not '" + policy + "'");
     }
     if (node["floor_us"])
         slack.floor_us = read_as<long long>(path, node, "floor_us", "an integer (microseconds)");
@@ -84,7 +67,7 @@ Slack parse_slack(const std::string& path, const YAML::Node& node) {
 std::vector<std::string> parse_strings(const std::string& path, const YAML::Node& node,
                                        const char* what) {
     if (!node.IsSequence())
-        fail(path, node.Mark(), std::string(what) + " must be a list");
+        Yaml::fail(path, node.Mark(), std::string(what) + " must be a list");
     std::vector<std::string> out;
     for (const auto& item : node)
         out.push_back(item.as<std::string>());
@@ -124,36 +107,34 @@ std::string Rule::slack_name_for(const std::string& path) const {
 
 long long slack_us(const Slack& slack, long long sleep_us) {
     switch (slack.policy) {
-    case SlackPolicy::Fixed: return slack.fixed_us;
-    case SlackPolicy::Percent: return std::max(slack.floor_us, sleep_us * slack.percent / 100);
-    case SlackPolicy::Acpi: return std::max(slack.floor_us, sleep_us / 100);
+    case SlackPolicy::Fixed:
+        return slack.fixed_us;
+    case SlackPolicy::Percent:
+        return std::max(slack.floor_us, sleep_us * slack.percent / 100);
+    case SlackPolicy::Acpi:
+        return std::max(slack.floor_us, sleep_us / 100);
     }
     return slack.fixed_us;
 }
 
 Rule parse_rule(const std::string& text, const std::string& path) {
-    YAML::Node root;
-    try {
-        root = YAML::Load(text);
-    } catch (const YAML::ParserException& e) {
-        fail(path, e.mark, e.msg);
-    }
-    require_map(path, root, "a rule file");
-    reject_unknown_keys(path, root,
-                        {"name", "summary", "functions", "threshold_ms", "target", "slack",
-                         "slack_name", "convertible", "subject", "body", "overrides"});
+    YAML::Node root = Yaml::load(text, path);
+    Yaml::require_map(path, root, "a rule file");
+    Yaml::reject_unknown_keys(path, root,
+                              {"name", "summary", "functions", "threshold_ms", "target", "slack",
+                               "slack_name", "convertible", "subject", "body", "overrides"});
     Rule rule;
     rule.source_path = path;
     for (const char* key : {"name", "functions", "threshold_ms"})
         if (!root[key])
-            fail(path, root.Mark(), std::string("a rule needs '") + key + "'");
+            Yaml::fail(path, root.Mark(), std::string("a rule needs '") + key + "'");
     rule.name = read_as<std::string>(path, root, "name", "a string");
     if (root["summary"])
         rule.summary = read_as<std::string>(path, root, "summary", "a string");
     rule.functions = parse_strings(path, root["functions"], "functions");
     rule.threshold_ms = read_as<long long>(path, root, "threshold_ms", "an integer (milliseconds)");
     if (rule.threshold_ms <= 0)
-        fail(path, root["threshold_ms"].Mark(), "'threshold_ms' must be positive");
+        Yaml::fail(path, root["threshold_ms"].Mark(), "'threshold_ms' must be positive");
     if (root["target"])
         rule.target = parse_target(path, root["target"]);
     if (root["slack"])
@@ -161,7 +142,7 @@ Rule parse_rule(const std::string& text, const std::string& path) {
     if (root["slack_name"])
         rule.slack_name = read_as<std::string>(path, root, "slack_name", "a string");
     if (root["convertible"]) {
-        require_map(path, root["convertible"], "convertible");
+        Yaml::require_map(path, root["convertible"], "convertible");
         for (const auto& kv : root["convertible"])
             rule.convertible[kv.first.as<std::string>()] = kv.second.as<std::string>();
     }
@@ -171,12 +152,12 @@ Rule parse_rule(const std::string& text, const std::string& path) {
         rule.body_template = read_as<std::string>(path, root, "body", "a string");
     if (root["overrides"]) {
         if (!root["overrides"].IsSequence())
-            fail(path, root["overrides"].Mark(), "overrides must be a list");
+            Yaml::fail(path, root["overrides"].Mark(), "overrides must be a list");
         for (const auto& node : root["overrides"]) {
-            require_map(path, node, "an override");
-            reject_unknown_keys(path, node, {"path", "slack", "target", "slack_name"});
+            Yaml::require_map(path, node, "an override");
+            Yaml::reject_unknown_keys(path, node, {"path", "slack", "target", "slack_name"});
             if (!node["path"])
-                fail(path, node.Mark(), "an override needs 'path'");
+                Yaml::fail(path, node.Mark(), "an override needs 'path'");
             RuleOverride o;
             o.path = read_as<std::string>(path, node, "path", "a string");
             if (node["slack"])

@@ -1,5 +1,7 @@
 #include "validate/device_profile.h"
 
+#include "core/yaml_checks.h"
+
 #include <algorithm>
 #include <cmath>
 #include <fstream>
@@ -9,6 +11,8 @@
 namespace ksweep::device {
 
 namespace {
+
+using Yaml = YamlChecks<ProfileError>;
 
 // The commands the Linux TPM core and the extend benchmark send, plus a few common ones.
 constexpr std::pair<const char*, uint32_t> kCommandCodes[] = {
@@ -20,36 +24,16 @@ constexpr std::pair<const char*, uint32_t> kCommandCodes[] = {
     {"TPM2_PCR_Extend", 0x182},    {"TPM2_Hash", 0x17D},
 };
 
-[[noreturn]] void fail(const std::string& path, const YAML::Mark& mark, const std::string& what) {
-    std::ostringstream os;
-    os << path << ':' << mark.line + 1 << ':' << mark.column + 1 << ": " << what;
-    throw ProfileError(os.str());
-}
-
-void require_map(const std::string& path, const YAML::Node& node, const char* what) {
-    if (!node.IsMap())
-        fail(path, node.Mark(), std::string(what) + " must be a mapping");
-}
-
-void reject_unknown_keys(const std::string& path, const YAML::Node& map,
-                         std::initializer_list<const char*> known) {
-    for (const auto& kv : map) {
-        auto key = kv.first.as<std::string>();
-        if (std::none_of(known.begin(), known.end(), [&](const char* k) { return key == k; }))
-            fail(path, kv.first.Mark(), "unknown key '" + key + "'");
-    }
-}
-
 // A non-negative time in microseconds (fractions allowed: a 400 kHz byte is 22.5 µs).
 Duration read_us(const std::string& path, const YAML::Node& node, const std::string& key) {
     double us;
     try {
         us = node.as<double>();
     } catch (const YAML::Exception&) {
-        fail(path, node.Mark(), "'" + key + "' must be a number of microseconds");
+        Yaml::fail(path, node.Mark(), "'" + key + "' must be a number of microseconds");
     }
     if (!std::isfinite(us) || us < 0 || us > 60e6)
-        fail(path, node.Mark(), "'" + key + "' must be between 0 and 60000000 microseconds");
+        Yaml::fail(path, node.Mark(), "'" + key + "' must be between 0 and 60000000 microseconds");
     return Duration(static_cast<int64_t>(std::llround(us * 1000)));
 }
 
@@ -64,7 +48,8 @@ uint32_t read_command_code(const std::string& path, const YAML::Node& key) {
             return static_cast<uint32_t>(value);
     } catch (const std::exception&) {
     }
-    fail(path, key.Mark(), "'" + text + "' is neither a known TPM2_ command name nor a number");
+    Yaml::fail(path, key.Mark(),
+               "'" + text + "' is neither a known TPM2_ command name nor a number");
 }
 
 } // namespace
@@ -91,17 +76,12 @@ Duration DeviceProfile::execution_time(uint32_t command_code) const {
 }
 
 DeviceProfile parse_device_profile(const std::string& text, const std::string& path) {
-    YAML::Node root;
-    try {
-        root = YAML::Load(text);
-    } catch (const YAML::ParserException& e) {
-        fail(path, e.mark, e.msg);
-    }
-    require_map(path, root, "a device profile");
-    reject_unknown_keys(path, root,
-                        {"name", "description", "bus", "chip", "commands", "requirements"});
+    YAML::Node root = Yaml::load(text, path);
+    Yaml::require_map(path, root, "a device profile");
+    Yaml::reject_unknown_keys(path, root,
+                              {"name", "description", "bus", "chip", "commands", "requirements"});
     if (!root["name"])
-        fail(path, root.Mark(), "a device profile needs 'name'");
+        Yaml::fail(path, root.Mark(), "a device profile needs 'name'");
     DeviceProfile p;
     p.source_path = path;
     p.name = root["name"].as<std::string>();
@@ -109,14 +89,14 @@ DeviceProfile parse_device_profile(const std::string& text, const std::string& p
         p.description = root["description"].as<std::string>();
 
     if (auto bus = root["bus"]) {
-        require_map(path, bus, "bus");
-        reject_unknown_keys(path, bus, {"byte_time_us"});
+        Yaml::require_map(path, bus, "bus");
+        Yaml::reject_unknown_keys(path, bus, {"byte_time_us"});
         if (bus["byte_time_us"])
             p.bus_byte_time = read_us(path, bus["byte_time_us"], "byte_time_us");
     }
     if (auto chip = root["chip"]) {
-        require_map(path, chip, "chip");
-        reject_unknown_keys(path, chip, {"burst_count", "command_ready_us"});
+        Yaml::require_map(path, chip, "chip");
+        Yaml::reject_unknown_keys(path, chip, {"burst_count", "command_ready_us"});
         if (chip["burst_count"]) {
             int burst = 0;
             try {
@@ -125,18 +105,20 @@ DeviceProfile parse_device_profile(const std::string& text, const std::string& p
             }
             // The driver reads the burst count as one byte and needs 10 for a response header.
             if (burst < 10 || burst > 255)
-                fail(path, chip["burst_count"].Mark(), "'burst_count' must be between 10 and 255");
+                Yaml::fail(path, chip["burst_count"].Mark(),
+                           "'burst_count' must be between 10 and 255");
             p.burst_count = static_cast<uint8_t>(burst);
         }
         if (chip["command_ready_us"])
             p.command_ready_time = read_us(path, chip["command_ready_us"], "command_ready_us");
     }
     if (!root["commands"])
-        fail(path, root.Mark(), "a device profile needs 'commands' (with at least 'default_us')");
+        Yaml::fail(path, root.Mark(),
+                   "a device profile needs 'commands' (with at least 'default_us')");
     auto commands = root["commands"];
-    require_map(path, commands, "commands");
+    Yaml::require_map(path, commands, "commands");
     if (!commands["default_us"])
-        fail(path, commands.Mark(), "'commands' needs 'default_us'");
+        Yaml::fail(path, commands.Mark(), "'commands' needs 'default_us'");
     for (const auto& kv : commands) {
         auto key = kv.first.as<std::string>();
         if (key == "default_us")
@@ -145,8 +127,8 @@ DeviceProfile parse_device_profile(const std::string& text, const std::string& p
             p.command_time[read_command_code(path, kv.first)] = read_us(path, kv.second, key);
     }
     if (auto req = root["requirements"]) {
-        require_map(path, req, "requirements");
-        reject_unknown_keys(path, req, {"min_status_gap_us", "min_poll_interval_us"});
+        Yaml::require_map(path, req, "requirements");
+        Yaml::reject_unknown_keys(path, req, {"min_status_gap_us", "min_poll_interval_us"});
         if (req["min_status_gap_us"])
             p.requirements.min_status_gap =
                 read_us(path, req["min_status_gap_us"], "min_status_gap_us");

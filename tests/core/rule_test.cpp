@@ -90,3 +90,7 @@ TEST(Rule, BadSlackPolicy) {
 TEST(Rule, MissingFile) {
     EXPECT_THROW(load_rule("/nonexistent/rule.yaml"), RuleError);
 }
+
+TEST(Rule, EmptyFileSaysWhere) {
+    EXPECT_EQ(error_of(""), "r.yaml:1:1: a rule file must be a mapping");
+}
