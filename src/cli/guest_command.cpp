@@ -57,6 +57,7 @@ std::string build_line(const validate::ModuleBuildResult& build) {
 int guest_command(int argc, char** argv) {
     std::string driver_source, driver_dir, profile, keep;
     int extends = 10, timeout = 0;
+    bool trace = false;
     ArgParser parser(
         "guest", "[--driver-src FILE] [-n N] [options]",
         "Boot Debian's kernel in QEMU with ksweep's emulated Nuvoton I2C TPM, load the driver\n"
@@ -72,6 +73,9 @@ int guest_command(int argc, char** argv) {
     parser.option("--timeout", &timeout, "S", "kill the guest after S seconds (default: by N)");
     parser.option("--keep", &keep, "DIR",
                   "run directory to keep (logs, stats); default: a temporary one, kept on failure");
+    parser.flag("--trace", &trace,
+                "write every I2C message the driver sent, with its time, to i2c-trace.log in the\n"
+                "run directory (kept)");
     if (auto exit = parser.parse(argc, argv))
         return *exit;
     if (extends <= 0 || extends > 100000 || timeout < 0) {
@@ -99,6 +103,7 @@ int guest_command(int argc, char** argv) {
     options.extends = static_cast<std::uint32_t>(extends);
     options.profile = profile;
     options.timeout = std::chrono::seconds(timeout);
+    options.trace = trace;
     if (keep.empty()) {
         std::string pattern = (fs::temp_directory_path() / "ksweep-guest-XXXXXX").string();
         if (!mkdtemp(pattern.data())) {
@@ -127,8 +132,9 @@ int guest_command(int argc, char** argv) {
                 build_line(result.driver_build).c_str());
     for (const auto& w : result.driver_build.warnings)
         std::printf("          %s\n", w.c_str());
-    std::printf("boot      %s, QEMU ran %.1f s\n", validate::to_string(run.outcome),
-                run.wall_seconds);
+    std::printf("boot      %s, QEMU ran %.1f s at nice %d%s\n", validate::to_string(run.outcome),
+                run.wall_seconds, run.nice,
+                run.nice < 0 ? "" : " (could not raise its priority: host load shows in the times)");
     std::printf("extends   %s\n", validate::format_summary(result.summary).c_str());
     std::printf("result    %s\n", run.message.c_str());
     if (run.device)
@@ -136,7 +142,9 @@ int guest_command(int argc, char** argv) {
                     run.device->commands);
     else
         std::printf("device    no statistics from ksweep-tpmd\n");
-    if (result.ok && keep.empty())
+    if (!run.trace_log.empty())
+        std::printf("trace     %s\n", run.trace_log.c_str());
+    if (result.ok && keep.empty() && !trace)
         fs::remove_all(options.run_dir);
     else
         std::printf("run dir   %s\n", run.run_dir.c_str());

@@ -120,6 +120,7 @@ GuestBenchmarkResult run_guest_benchmark(const GuestBenchmarkOptions& options) {
         run.timeout = options.timeout.count() > 0 ? options.timeout
                                                   : std::chrono::seconds(90 + options.extends / 4);
         run.run_dir = options.run_dir;
+        run.trace = options.trace;
         run.on_progress = options.on_progress;
         result.run = run_guest(run);
     } catch (const std::exception& e) {

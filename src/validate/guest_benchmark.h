@@ -36,6 +36,7 @@ struct GuestBenchmarkOptions {
     std::string profile;             // default: default_profile()
     std::chrono::seconds timeout{0}; // 0: a budget scaled to `extends`
     std::string run_dir;             // required
+    bool trace = false;              // keep an I2C message trace in run_dir (GuestRunOptions)
     std::function<void(const std::string&)> on_progress;
 };
 

@@ -9,11 +9,23 @@
 #include <map>
 #include <span>
 #include <string>
+#include <utility>
 
 namespace ksweep::device {
 
 // Where the back end's components write their one-line log messages.
 using LogFn = std::function<void(const std::string&)>;
+
+// One message as it crossed the bus: when it started, to whom, which way, the bytes (for a
+// read, what the device returned) and whether it was acknowledged.
+struct I2cMessage {
+    TimePoint start;
+    uint16_t address;
+    bool read;
+    std::span<const uint8_t> data;
+    bool acked;
+};
+using I2cTraceFn = std::function<void(const I2cMessage&)>;
 
 // A target on the bus. Each call is one I2C message (START, address, data); returning false
 // means the device did not acknowledge it.
@@ -38,6 +50,8 @@ class I2cBus {
     bool read(uint16_t address, std::span<uint8_t> data);
 
     uint64_t nacks() const { return nacks_; }
+    // Every message is passed to `trace` after it completed (ksweep-tpmd --trace).
+    void set_trace(I2cTraceFn trace) { trace_ = std::move(trace); }
 
   private:
     I2cDevice* find(uint16_t address);
@@ -47,6 +61,7 @@ class I2cBus {
     Duration per_byte_;
     std::map<uint16_t, I2cDevice*> devices_;
     uint64_t nacks_ = 0;
+    I2cTraceFn trace_;
 };
 
 } // namespace ksweep::device

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <stdexcept>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
@@ -24,7 +25,8 @@ int decode_status(int status) {
 
 } // namespace
 
-ChildProcess::ChildProcess(const std::vector<std::string>& argv, const std::string& cwd) {
+ChildProcess::ChildProcess(const std::vector<std::string>& argv, const std::string& cwd,
+                           int nice) {
     if (argv.empty())
         throw std::runtime_error("empty command");
     int fds[2];
@@ -51,6 +53,8 @@ ChildProcess::ChildProcess(const std::vector<std::string>& argv, const std::stri
         dup2(null, 0);
         dup2(fds[1], 1);
         dup2(fds[1], 2);
+        if (nice != 0)
+            (void)setpriority(PRIO_PROCESS, 0, nice); // EPERM leaves it as it was: see nice()
         if (!cwd.empty() && chdir(cwd.c_str()) != 0) {
             int e = errno;
             (void)!write(exec_error[1], &e, sizeof e);
@@ -74,6 +78,12 @@ ChildProcess::ChildProcess(const std::vector<std::string>& argv, const std::stri
     }
     output_fd_ = fds[0];
     fcntl(output_fd_, F_SETFL, fcntl(output_fd_, F_GETFL) | O_NONBLOCK);
+}
+
+int ChildProcess::nice() const {
+    errno = 0;
+    int value = getpriority(PRIO_PROCESS, pid_); // -1 is a valid niceness: errno tells
+    return errno == 0 ? value : 0;
 }
 
 ChildProcess::~ChildProcess() {

@@ -13,14 +13,18 @@ namespace ksweep::validate {
 
 class ChildProcess {
   public:
-    // Starts argv[0] (searched in PATH) with stdin from /dev/null. Throws std::runtime_error
-    // when it cannot be started.
-    explicit ChildProcess(const std::vector<std::string>& argv, const std::string& cwd = "");
+    // Starts argv[0] (searched in PATH) with stdin from /dev/null, at niceness `nice` when it
+    // is not 0 (a negative one needs CAP_SYS_NICE; without it the child keeps ksweep's: see
+    // nice()). Throws std::runtime_error when it cannot be started.
+    explicit ChildProcess(const std::vector<std::string>& argv, const std::string& cwd = "",
+                          int nice = 0);
     ~ChildProcess();
     ChildProcess(const ChildProcess&) = delete;
     ChildProcess& operator=(const ChildProcess&) = delete;
 
     pid_t pid() const { return pid_; }
+    // The niceness the child runs at (set before exec, so every thread it starts inherits it).
+    int nice() const;
     // The read end of the child's stdout+stderr; -1 once it reached end of file.
     int output_fd() const { return output_fd_; }
     // Reads what is available now (non-blocking); appends to `out`. False at end of file.

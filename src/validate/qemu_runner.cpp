@@ -3,6 +3,7 @@
 #include "core/file_io.h"
 #include "validate/qemu_process.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <poll.h>
@@ -119,6 +120,12 @@ std::vector<std::string> qemu_command(const GuestRunOptions& o, const std::strin
     auto add = [&](std::initializer_list<std::string> more) { args.insert(args.end(), more); };
     // TCG: KVM does not work on these machines (REFERENCE §5). No NIC: no iPXE ROM to wait for.
     add({o.qemu, "-accel", "tcg", "-m", memory, "-smp", "1"});
+    // Guest time under plain TCG counts the emulator's own slowness: every I2C transfer cost the
+    // guest ~0.25 ms of emulated driver code, on top of the modelled bus time, in both variants.
+    // With icount the virtual CPU retires one instruction per ns (a modest 1 GHz core), so the
+    // driver's code costs what it would on hardware; while the guest sleeps or waits for the
+    // device (sleep=on, the default) its clock runs at real time, the back end's time.
+    add({"-icount", "shift=0"});
     add({"-nographic", "-no-reboot", "-nic", "none"});
     add({"-kernel", o.kernel_image, "-initrd", o.initramfs});
     add({"-append", "console=ttyS0 quiet panic=-1 ksweep.n=" + std::to_string(o.extends) +
@@ -150,9 +157,16 @@ GuestRunResult run_guest(const GuestRunOptions& options) {
     };
 
     progress("starting ksweep-tpmd");
-    ChildProcess backend({options.tpmd, "--socket", socket, "--profile", options.profile,
-                          "--state-dir", state_dir.string(), "--stats", r.stats_path, "--log",
-                          r.backend_log});
+    std::vector<std::string> backend_args{options.tpmd,         "--socket",  socket,
+                                          "--profile",          options.profile,
+                                          "--state-dir",        state_dir.string(),
+                                          "--stats",            r.stats_path,
+                                          "--log",              r.backend_log};
+    if (options.trace) {
+        r.trace_log = (dir / "i2c-trace.log").string();
+        backend_args.insert(backend_args.end(), {"--trace", r.trace_log});
+    }
+    ChildProcess backend(backend_args, "", options.nice);
     if (!wait_until_ready(backend, r.backend_output)) {
         backend.terminate();
         backend.read_available(r.backend_output);
@@ -169,7 +183,8 @@ GuestRunResult run_guest(const GuestRunOptions& options) {
 
     progress("booting");
     auto start = Clock::now();
-    ChildProcess qemu(command);
+    ChildProcess qemu(command, "", options.nice);
+    r.nice = std::max(qemu.nice(), backend.nice());
     GuestOutputParser parser;
     std::string pending;
     size_t phases_shown = 0;

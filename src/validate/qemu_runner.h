@@ -29,6 +29,10 @@ struct GuestRunOptions {
     int memory_mb = 512;
     std::chrono::seconds timeout{300}; // the whole boot, from QEMU's start
     std::string run_dir;               // created if missing; logs, socket and TPM state go here
+    bool trace = false;                // ksweep-tpmd --trace into run_dir/i2c-trace.log
+    // ksweep-tpmd and QEMU run at this niceness, so other work on the host (a parallel build)
+    // delays their wake-ups less; it needs CAP_SYS_NICE, without it they run at ksweep's own.
+    int nice = -10;
     // Called with each boot phase the guest reports ("modules", "probe ...", "extend n=200"),
     // and with "extend i/N" progress; may be empty.
     std::function<void(const std::string&)> on_progress;
@@ -52,11 +56,13 @@ struct GuestRunResult {
     std::string run_dir;
     std::string console_log;              // the guest's serial console (and QEMU's own messages)
     std::string backend_log;              // ksweep-tpmd --log
+    std::string trace_log;                // ksweep-tpmd --trace, when asked for
     std::string backend_output;           // ksweep-tpmd's stdout/stderr
     std::string stats_path;               // ksweep-tpmd --stats
     std::string stats;                    // its content after the back end stopped
     std::optional<DeviceCounters> device; // parsed from `stats`
     double wall_seconds = 0;              // QEMU start to exit
+    int nice = 0;                         // the niceness QEMU and ksweep-tpmd actually got
 };
 
 // The QEMU command line for one boot (exposed for tests and for the log).

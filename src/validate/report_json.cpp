@@ -100,7 +100,8 @@ void write_boot(std::ostringstream& js, const BootRun& b, bool last) {
        << ", \"ok\": " << (b.ok ? "true" : "false")
        << ", \"pcr_passed\": " << (b.pcr_passed ? "true" : "false")
        << ", \"message\": " << quote(b.message) << ", \"wall_seconds\": " << number(b.wall_seconds)
-       << ", \"run_dir\": " << quote(b.run_dir)
+       << ", \"run_dir\": " << quote(b.run_dir) << ", \"nice\": " << b.nice
+       << ", \"host_load\": " << (b.host_load < 0 ? "null" : number(b.host_load))
        << ", \"violations\": " << counts_object(b.violations) << ",\n"
        << "             \"samples\": [";
     for (size_t i = 0; i < b.samples.size(); ++i) {

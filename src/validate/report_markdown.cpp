@@ -81,7 +81,8 @@ void write_device_run(std::ostringstream& md, const PatchResult& patch, const De
             md << " " << name << " " << value;
         md << ")";
     }
-    md << ".\n\n"
+    md << ". The guest's CPU is emulated at one instruction per ns (QEMU `-icount shift=0`); its "
+          "sleeps and the device run in real time.\n\n"
        << "| variant | boots | extends | total time | min - max | median | p95 | median ratio |\n"
        << "|---|---:|---:|---:|---:|---:|---:|---:|\n";
     double base = run.baseline.summary.median_us;
@@ -89,8 +90,8 @@ void write_device_run(std::ostringstream& md, const PatchResult& patch, const De
     write_variant_row(md, run.patched, base);
     md << "\nDevice requirement violations: baseline " << violations_text(run.baseline.violations)
        << "; patched " << violations_text(run.patched.violations) << ".\n\n";
-    md << "| boot | variant | result | PCR check | median | violations | wall |\n"
-       << "|---:|---|---|---|---:|---|---:|\n";
+    md << "| boot | variant | result | PCR check | median | violations | wall | host load | nice |\n"
+       << "|---:|---|---|---|---:|---|---:|---:|---:|\n";
     for (size_t i = 0; i < run.boots.size(); ++i) {
         const BootRun& b = run.boots[i];
         ExtendSummary s = summarize(b.samples);
@@ -98,7 +99,9 @@ void write_device_run(std::ostringstream& md, const PatchResult& patch, const De
            << (b.ok ? "ok" : "**FAILED** " + cell(b.message)) << " | "
            << (b.pcr_passed ? "passed" : "failed") << " | "
            << (s.count ? format_duration_us(s.median_us) : "-") << " | "
-           << violations_text(b.violations) << " | " << format("%.0f s", b.wall_seconds) << " |\n";
+           << violations_text(b.violations) << " | " << format("%.0f s", b.wall_seconds) << " | "
+           << (b.host_load < 0 ? std::string("-") : format("%.1f", b.host_load)) << " | " << b.nice
+           << " |\n";
     }
     if (!chart.empty())
         md << "\n![" << run.driver << " extend latency, baseline vs patched](" << chart << ")\n";

@@ -1,6 +1,7 @@
 // ksweep-tpmd: the emulated Nuvoton I2C TPM for QEMU's vhost-user-i2c-pci.
 //
 //   ksweep-tpmd --socket PATH --profile FILE --state-dir DIR --stats FILE [--log FILE]
+//               [--trace FILE]
 //               [--address 0x2e]
 //
 // Listens on PATH, prints "ready" on stdout once QEMU may connect, serves one connection and
@@ -15,6 +16,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
@@ -22,6 +24,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <poll.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
@@ -34,21 +37,23 @@ using namespace ksweep::device;
 namespace {
 
 struct Options {
-    std::string socket, profile, state_dir, stats, log;
+    std::string socket, profile, state_dir, stats, log, trace;
     uint16_t address = nuvoton::kDefaultAddress;
 };
 
 constexpr const char* kUsage =
     "usage: ksweep-tpmd --socket PATH --profile FILE --state-dir DIR --stats FILE\n"
-    "                   [--log FILE] [--address ADDR]\n"
-    "Serves an emulated Nuvoton I2C TPM 2.0 (libtpms) to QEMU's vhost-user-i2c-pci.\n";
+    "                   [--log FILE] [--trace FILE] [--address ADDR]\n"
+    "Serves an emulated Nuvoton I2C TPM 2.0 (libtpms) to QEMU's vhost-user-i2c-pci.\n"
+    "--trace writes one line per I2C message: time, R/W, address, bytes.\n";
 
 bool parse_options(int argc, char** argv, Options& o) {
     std::map<std::string, std::string*> values = {{"--socket", &o.socket},
                                                   {"--profile", &o.profile},
                                                   {"--state-dir", &o.state_dir},
                                                   {"--stats", &o.stats},
-                                                  {"--log", &o.log}};
+                                                  {"--log", &o.log},
+                                                  {"--trace", &o.trace}};
     std::string address;
     values["--address"] = &address;
     for (int i = 1; i < argc; ++i) {
@@ -88,27 +93,61 @@ bool parse_options(int argc, char** argv, Options& o) {
     return true;
 }
 
-// Log lines carry the time since start, so they line up with the guest's console.
+// "[     1.234567] ": the time since the back end started, so log and trace lines line up
+// with each other and with the guest's console.
+class Stamp {
+  public:
+    std::string operator()(TimePoint when) const {
+        long long us = std::chrono::duration_cast<std::chrono::microseconds>(when - start_).count();
+        char text[32];
+        std::snprintf(text, sizeof text, "[%6lld.%06lld] ", us / 1000000, us % 1000000);
+        return text;
+    }
+
+  private:
+    TimePoint start_ = std::chrono::steady_clock::now();
+};
+
 class Log {
   public:
-    explicit Log(const std::string& path) {
+    Log(const std::string& path, const Stamp& stamp) : stamp_(stamp) {
         if (!path.empty())
             file_.open(path, std::ios::app);
     }
     bool ok() const { return !file_.is_open() || file_.good(); }
     void operator()(const std::string& line) {
-        long long us = std::chrono::duration_cast<std::chrono::microseconds>(
-                           std::chrono::steady_clock::now() - start_)
-                           .count();
-        char stamp[32];
-        std::snprintf(stamp, sizeof stamp, "[%6lld.%06lld] ", us / 1000000, us % 1000000);
         std::ostream& out = file_.is_open() ? static_cast<std::ostream&>(file_) : std::cerr;
-        out << stamp << line << '\n' << std::flush;
+        out << stamp_(std::chrono::steady_clock::now()) << line << '\n' << std::flush;
     }
 
   private:
+    const Stamp& stamp_;
     std::ofstream file_;
-    std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+};
+
+// "[     1.234567] R 0x2e 80 (NACK)": one line per message, buffered (the trace is for reading
+// after the run; flushing per message would add to the very latencies it records).
+class Trace {
+  public:
+    Trace(const std::string& path, const Stamp& stamp) : stamp_(stamp) {
+        file_.open(path, std::ios::trunc);
+    }
+    bool ok() const { return file_.good(); }
+    void operator()(const I2cMessage& m) {
+        char head[16];
+        std::snprintf(head, sizeof head, "%c 0x%02x", m.read ? 'R' : 'W', m.address);
+        file_ << stamp_(m.start) << head;
+        for (uint8_t byte : m.data) {
+            char hex[4];
+            std::snprintf(hex, sizeof hex, " %02x", byte);
+            file_ << hex;
+        }
+        file_ << (m.acked ? "\n" : " (NACK)\n");
+    }
+
+  private:
+    const Stamp& stamp_;
+    std::ofstream file_;
 };
 
 int listen_on(const std::string& path, std::string& error) {
@@ -150,9 +189,15 @@ int main(int argc, char** argv) {
     Options opt;
     if (!parse_options(argc, argv, opt))
         return 2;
-    Log log(opt.log);
+    Stamp stamp;
+    Log log(opt.log, stamp);
     if (!log.ok()) {
         std::cerr << "ksweep-tpmd: cannot open log " << opt.log << '\n';
+        return 2;
+    }
+    std::optional<Trace> trace;
+    if (!opt.trace.empty() && !trace.emplace(opt.trace, stamp).ok()) {
+        std::cerr << "ksweep-tpmd: cannot write trace " << opt.trace << '\n';
         return 2;
     }
     LogFn logf = [&log](const std::string& line) { log(line); };
@@ -178,6 +223,8 @@ int main(int argc, char** argv) {
     prctl(PR_SET_TIMERSLACK, 1UL);
     MonotonicClock clock;
     I2cBus bus(clock, profile.bus_byte_time);
+    if (trace)
+        bus.set_trace([&trace](const I2cMessage& m) { (*trace)(m); });
     NuvotonTpm tpm(clock, *engine, profile, logf);
     bus.attach(opt.address, tpm);
     VirtioI2cDevice i2c(bus, logf);

@@ -56,6 +56,8 @@ struct BootRun {
     std::map<std::string, unsigned long long> violations; // requirement -> count, this boot
     double wall_seconds = 0;
     std::string run_dir; // console and back end logs
+    int nice = 0;          // niceness QEMU and ksweep-tpmd ran at (GuestRunOptions::nice)
+    double host_load = -1; // the host's 1-minute load average when the boot started (-1: unknown)
 };
 
 // The statistics of one variant over all its boots pooled.

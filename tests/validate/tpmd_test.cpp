@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <regex>
 #include <sstream>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -138,6 +139,29 @@ TEST_F(TpmdTest, ExitsWithStatsWhenTheVmmDisconnects) {
     EXPECT_EQ(wait_exit(), 0);
     EXPECT_TRUE(fs::exists(stats()));
     EXPECT_NE(slurp(log()).find("vhost-user: disconnected"), std::string::npos);
+}
+
+TEST_F(TpmdTest, TraceHasEveryMessageWithItsTimeAndBytes) {
+    fs::path trace = dir / "i2c-trace.log";
+    spawn({"--socket", socket(), "--profile",
+           std::string(KSWEEP_SOURCE_DIR) + "/qemu/profiles/nuvoton_npct_default.yaml",
+           "--state-dir", dir / "state", "--stats", stats(), "--trace", trace});
+    ASSERT_EQ(read_line(out), "ready");
+    int fd = connect_socket();
+    {
+        FakeVmm vmm(fd);
+        vmm.start_device();
+        vmm.post_id_read();
+        vmm.kick_queue();
+        ASSERT_TRUE(vmm.wait_for_call());
+        kill(pid, SIGTERM);
+        EXPECT_EQ(wait_exit(), 0);
+    }
+    close(fd);
+    // The probe: the register byte written, then the vendor/device id read back.
+    std::string text = slurp(trace);
+    std::regex probe(R"(\[ *\d+\.\d{6}\] W 0x2e 60\n\[ *\d+\.\d{6}\] R 0x2e 50 10 fe \w\w\n)");
+    EXPECT_TRUE(std::regex_search(text, probe)) << text;
 }
 
 TEST_F(TpmdTest, BrokenProfileIsReportedWithItsLocation) {

@@ -85,6 +85,23 @@ TEST_F(VirtioI2cTest, ZeroLengthRequestIsAnAddressProbe) {
     EXPECT_EQ(status(), kVirtioI2cErr) << "nobody at 0x2f: NACK";
 }
 
+TEST_F(VirtioI2cTest, BusTraceSeesEachMessageAndItsAcknowledge) {
+    std::vector<std::string> trace;
+    bus.set_trace([&](const I2cMessage& m) {
+        std::string line = std::string(m.read ? "R" : "W") + " " + std::to_string(m.address);
+        for (uint8_t b : m.data)
+            line += " " + std::to_string(b);
+        trace.push_back(line + (m.acked ? "" : " NACK"));
+    });
+    last_len = 2;
+    direct(0x2e, 0, {0x20, 0xaa}, 2);
+    i2c.handle(ram.table(), 0, memory);
+    last_len = 0;
+    direct(0x2f, 0, {}, 0);
+    i2c.handle(ram.table(), 0, memory);
+    EXPECT_EQ(trace, (std::vector<std::string>{"W 46 32 170", "W 47 NACK"}));
+}
+
 TEST_F(VirtioI2cTest, IndirectTableIsFollowed) {
     auto r = ram.i2c_request(GuestRam::kData, 0x2e, kVirtioI2cFlagRead, {}, 2);
     constexpr uint64_t table = 0x3000;
