@@ -7,6 +7,7 @@
 # usage: bench/validate_bench.sh [KSWEEP_BINARY]
 #   EXTENDS=N   extends per boot (default 50)     BOOTS=N   boots per variant (default 2)
 #   COLD=1      empty ksweep's module build caches first (L3/L4 builds are content-cached)
+#   WORK=DIR    work in DIR and keep it (the report is DIR/report)
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -18,8 +19,8 @@ cache=${KSWEEP_CACHE:-$HOME/.cache/ksweep}
 # shellcheck disable=SC1091
 . "$cache/env"
 
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+work=${WORK:-$(mktemp -d)}; mkdir -p "$work"
+[ -n "${WORK:-}" ] || trap 'rm -rf "$work"' EXIT
 
 # The historical series, made the way tests/integration/validate_test.cpp makes it.
 scratch=$("$ksweep" series -o "$work/unused" "$KSWEEP_TREE_6_1" drivers/char/tpm \

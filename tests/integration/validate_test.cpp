@@ -150,9 +150,10 @@ TEST_F(HistoricalNuvoton, AllFourLevelsPassAndPatchedIsFaster) {
     EXPECT_EQ(json_query(report, "[len(b['samples']) for b in " + d + "['boots']]"),
               "[10, 10, 10, 10]");
     EXPECT_EQ(json_query(report, d + "['variants']['patched']['count']"), "20");
-    // msleep(1) sleeps ~12 ms at HZ=250; usleep_range(1000, 1300) ~1.5 ms. Even at N=10 on a
-    // busy host the patched driver is clearly faster (the full run's table is in the report).
-    EXPECT_EQ(json_query(report, d + "['median_ratio'] < 0.8"), "True")
+    // msleep(1) sleeps 8-12 ms at HZ=250 (3 jiffies), usleep_range(1000, 1300) ~1.3 ms: the
+    // issue's bar, a third of the baseline median. With the guest CPU on icount and QEMU at
+    // nice -10 it holds at N=10 with both host cores busy (0.30; 0.29 idle).
+    EXPECT_EQ(json_query(report, d + "['median_ratio'] <= 1 / 3"), "True")
         << json_query(report, d + "['median_ratio']");
     EXPECT_TRUE(fs::file_size(out + "/patch-1-tpm_i2c_nuvoton.svg") > 1000);
     std::string md = read_file(out + "/report.md");
