@@ -37,6 +37,12 @@ struct DeviceRunOptions {
     std::function<void(const std::string&)> on_progress;
 };
 
+// Sets `level` from a summarized run (summarize_device_run): failed for a broken requirement,
+// a failed boot or PCR check, or a slowdown (is_slowdown: the median ratio's confidence interval
+// entirely above 1 + kSlowdownTolerance); passed otherwise. Both messages carry the median ratio
+// with its interval and Mann-Whitney p-value.
+void judge_device_run(const DeviceRun& run, LevelResult& level);
+
 // Boots baseline, patched, baseline, patched... (`boots` of each) with the module's sources as
 // snapshotted; fills a DeviceRun with every sample, violations and the summaries, and sets
 // `level` (passed, or failed with the reason: a failed boot, a PCR mismatch, a broken

@@ -52,6 +52,16 @@ std::string number(double v) {
     return s;
 }
 
+// A p-value keeps its magnitude: 3 significant digits, an exponent when small (4.1e-12), where
+// number()'s three decimals would print every strong result as 0.
+std::string probability(double p) {
+    if (!std::isfinite(p))
+        return "null";
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.3g", p);
+    return buf;
+}
+
 std::string string_array(const std::vector<std::string>& items) {
     std::string out = "[";
     for (size_t i = 0; i < items.size(); ++i)
@@ -116,6 +126,12 @@ void write_device(std::ostringstream& js, const DeviceRun& run, bool last) {
     js << "        {\"driver\": " << quote(run.driver) << ", \"profile\": " << quote(run.profile)
        << ", \"requirements\": " << strings_object(run.requirements)
        << ", \"extends\": " << run.extends << ", \"median_ratio\": " << number(run.median_ratio)
+       << ", \"median_ratio_low\": "
+       << (run.median_ratio_high > 0 ? number(run.median_ratio_low) : "null")
+       << ", \"median_ratio_high\": "
+       << (run.median_ratio_high > 0 ? number(run.median_ratio_high) : "null")
+       << ", \"mann_whitney_p\": "
+       << (run.mann_whitney_p < 0 ? "null" : probability(run.mann_whitney_p))
        << ",\n         \"variants\": {\n";
     write_variant(js, run.baseline, false);
     write_variant(js, run.patched, true);

@@ -2,6 +2,7 @@
 // booted in QEMU the timing table in the spirit of the original nuvoton thread (seed 000:
 // total time, min-max, per variant) with median, p95 and the ratio added.
 #include "validate/report_render.h"
+#include "validate/stats.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -88,6 +89,11 @@ void write_device_run(std::ostringstream& md, const PatchResult& patch, const De
     double base = run.baseline.summary.median_us;
     write_variant_row(md, run.baseline, base);
     write_variant_row(md, run.patched, base);
+    // The interval is the verdict's basis (stats.h, is_slowdown), so it sits under the ratio.
+    md << "\nPatched vs baseline: " << format_ratio_evidence(run)
+       << "; bootstrap over the pooled extends. Called slower only when the whole interval is "
+          "above "
+       << format("%.2fx", 1.0 + kSlowdownTolerance) << ".\n";
     md << "\nDevice requirement violations: baseline " << violations_text(run.baseline.violations)
        << "; patched " << violations_text(run.patched.violations) << ".\n\n";
     md << "| boot | variant | result | PCR check | median | violations | wall | host load | nice |\n"

@@ -78,6 +78,10 @@ struct DeviceRun {
     std::vector<BootRun> boots; // in the order they ran
     VariantSummary baseline, patched;
     double median_ratio = 0; // patched median / baseline median (0: not measured)
+    // The 95 % bootstrap confidence interval of median_ratio (stats.h, bootstrap_median_ratio);
+    // both 0 when there were too few extends to compute one.
+    double median_ratio_low = 0, median_ratio_high = 0;
+    double mann_whitney_p = -1; // two-sided, pooled patched vs baseline extends (-1: not computed)
 };
 
 struct PatchResult {
@@ -115,6 +119,7 @@ struct ValidationReport {
 };
 
 // The relative slowdown we still call noise: patched median up to 10 % above the baseline's.
+// L4 calls a patch slower only when the confidence interval's lower end is above it (stats.h).
 inline constexpr double kSlowdownTolerance = 0.10;
 
 } // namespace ksweep::validate

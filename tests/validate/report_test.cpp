@@ -80,6 +80,56 @@ TEST(ReportTest, MarkdownHasVerdictLevelsAndTheVariantTable) {
               std::string::npos);
 }
 
+TEST(ReportTest, MarkdownGivesTheRatioWithItsIntervalAndTest) {
+    std::string md = render_markdown(sample_report());
+    // Patched is 0.108x the baseline extend for extend: the interval is narrow, the test certain.
+    EXPECT_TRUE(std::regex_search(
+        md, std::regex(R"(\nPatched vs baseline: median ratio 0\.11x \(95 % CI 0\.1[01]-0\.1[12], )"
+                       R"(Mann-Whitney p < 0\.001\); bootstrap over the pooled extends\. Called )"
+                       R"(slower only when the whole interval is above 1\.10x\.\n)")))
+        << md;
+
+    // Too few extends: the sentence says there is no interval rather than inventing one.
+    ValidationReport r = sample_report();
+    DeviceRun& run = r.patches[0].devices[0];
+    run.boots = {boot("baseline", 1, 24000000, 3), boot("patched", 1, 2600000, 3)};
+    summarize_device_run(run);
+    md = render_markdown(r);
+    EXPECT_NE(md.find("median ratio 0.11x (too few extends for a confidence interval, "
+                      "Mann-Whitney p = 0.08)"),
+              std::string::npos)
+        << md;
+}
+
+TEST(ReportTest, JsonHasTheIntervalAndPValueNextToTheRatio) {
+    ValidationReport r = sample_report();
+    const DeviceRun& run = r.patches[0].devices[0];
+    ASSERT_GT(run.median_ratio_high, 0);
+    std::string js = render_json(r);
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(
+        js, m,
+        std::regex(R"("median_ratio": 0\.108, "median_ratio_low": (0\.[0-9]+), )"
+                   R"("median_ratio_high": (0\.[0-9]+), "mann_whitney_p": ([0-9.]+e-[0-9]+),)")))
+        << js;
+    // Patched is 0.108x the baseline extend for extend: the interval brackets it, narrowly; no
+    // overlap at all between the variants puts p far below what three decimals could show.
+    EXPECT_LT(std::stod(m[1]), 0.108);
+    EXPECT_GT(std::stod(m[1]), 0.09);
+    EXPECT_GT(std::stod(m[2]), 0.108);
+    EXPECT_LT(std::stod(m[2]), 0.13);
+    EXPECT_LT(std::stod(m[3]), 1e-10);
+
+    // Not computed: null, never a made-up 0 interval or p.
+    r.patches[0].devices[0].boots = {boot("baseline", 1, 24000000, 20)};
+    summarize_device_run(r.patches[0].devices[0]);
+    js = render_json(r);
+    EXPECT_NE(js.find(R"("median_ratio": 0, "median_ratio_low": null, "median_ratio_high": null, )"
+                      R"("mann_whitney_p": null,)"),
+              std::string::npos)
+        << js;
+}
+
 TEST(ReportTest, FailedLevelMakesTheReportFail) {
     ValidationReport r = sample_report();
     r.patches[0].levels[3].status = LevelStatus::failed;

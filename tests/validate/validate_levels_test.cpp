@@ -1,17 +1,22 @@
 // Level logic of `ksweep validate` without QEMU: kbuild module resolution, series reading,
-// checkpatch output, warning comparison, and whole runs on a small git repository (a patch
-// that does not apply; a driver the config does not enable).
+// checkpatch output, warning comparison, the L4 verdict on synthetic timings, and whole runs on
+// a small git repository (a patch that does not apply; a driver the config does not enable).
 #include "validate/checkpatch_run.h"
+#include "validate/levels_device.h"
 #include "validate/levels_kbuild.h"
 #include "validate/levels_module_build.h"
+#include "validate/stats.h"
 #include "validate/validate_run.h"
 #include "validate/validate_series.h"
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
 #include "require_env.h"
+#include <random>
+#include <regex>
 
 namespace fs = std::filesystem;
 
@@ -121,6 +126,94 @@ TEST(WarningsTest, LineNumbersAndBuildDirectoryDoNotMakeAWarningNew) {
     EXPECT_EQ(before, after);
     EXPECT_TRUE(new_warnings({before}, {after}).empty());
     EXPECT_EQ(new_warnings({before}, {after, after}).size(), 1u); // a second copy is new
+}
+
+// Two interleaved boots per variant of 200 extends (the defaults), lognormal around the given
+// medians with TCG-sized noise, judged as run_device_level judges a real run.
+DeviceRun timed_run(double baseline_us, double patched_us, double sigma, LevelResult& level) {
+    DeviceRun run;
+    std::mt19937_64 rng(42);
+    std::lognormal_distribution<double> noise(0.0, sigma);
+    for (int b = 1; b <= 2; ++b)
+        for (auto [variant, median] :
+             {std::pair{"baseline", baseline_us}, {"patched", patched_us}}) {
+            BootRun boot;
+            boot.variant = variant;
+            boot.boot = b;
+            boot.ok = boot.pcr_passed = true;
+            for (std::uint32_t i = 0; i < 200; ++i)
+                boot.samples.push_back({i, std::llround(median * noise(rng) * 1000), 0});
+            run.boots.push_back(boot);
+        }
+    summarize_device_run(run);
+    judge_device_run(run, level);
+    return run;
+}
+
+TEST(DeviceVerdictTest, TwiceAsSlowFailsWithTheInterval) {
+    LevelResult level;
+    timed_run(3000, 6000, 0.3, level);
+    EXPECT_EQ(level.status, LevelStatus::failed);
+    EXPECT_TRUE(std::regex_search(
+        level.message,
+        std::regex(R"(^slower: median ratio 2\.[0-9]{2}x \(95 % CI 1\.9[0-9]-2\.[0-9]{2}, )"
+                   R"(Mann-Whitney p < 0\.001\), patched [0-9]+ us vs baseline [0-9]+ )"
+                   R"(us; the whole CI is above 1\.10x$)")))
+        << level.message;
+}
+
+TEST(DeviceVerdictTest, FasterButNoisyPasses) {
+    LevelResult level;
+    // Patched 0.3x, with noise wide enough that a good share of its extends is slower than the
+    // baseline's median.
+    DeviceRun run = timed_run(24000, 7000, 1.2, level);
+    EXPECT_EQ(level.status, LevelStatus::passed) << level.message;
+    EXPECT_LT(run.median_ratio_high, 1);
+    EXPECT_TRUE(std::regex_search(
+        level.message,
+        std::regex(R"(^median ratio 0\.[0-9]{2}x \(95 % CI 0\.[0-9]{2}-0\.[0-9]{2}, )"
+                   R"(Mann-Whitney p < 0\.001\), .*PCR checks passed in 4 boots$)")))
+        << level.message;
+}
+
+TEST(DeviceVerdictTest, SameSpeedPasses) {
+    LevelResult level;
+    DeviceRun run = timed_run(20000, 20000, 0.3, level);
+    EXPECT_EQ(level.status, LevelStatus::passed) << level.message;
+    EXPECT_LT(run.median_ratio_low, 1);
+    EXPECT_GT(run.median_ratio_high, 1);
+}
+
+TEST(DeviceVerdictTest, SlightlySlowerWithinTheToleranceIsNotCalledSlower) {
+    // 5 % slower, measured precisely: real, but below the 10 % that matters.
+    LevelResult level;
+    DeviceRun run = timed_run(20000, 21000, 0.1, level);
+    EXPECT_GT(run.median_ratio_low, 1) << "the interval does see the 5 %";
+    EXPECT_EQ(level.status, LevelStatus::passed) << level.message;
+}
+
+TEST(DeviceVerdictTest, NoExtendsIsNoVerdictAndNoCrash) {
+    DeviceRun run;
+    for (const char* variant : {"baseline", "patched"}) {
+        BootRun boot;
+        boot.variant = variant;
+        boot.boot = 1;
+        boot.ok = boot.pcr_passed = true; // booted, but timed nothing
+        run.boots.push_back(boot);
+    }
+    summarize_device_run(run);
+    LevelResult level;
+    judge_device_run(run, level);
+    EXPECT_EQ(level.status, LevelStatus::passed);
+    EXPECT_NE(level.message.find("no median ratio"), std::string::npos) << level.message;
+
+    // A patched boot that failed before its first extend: the failure is the verdict.
+    run.boots[1].ok = false;
+    run.boots[1].message = "guest did not boot";
+    summarize_device_run(run);
+    judge_device_run(run, level);
+    EXPECT_EQ(level.status, LevelStatus::failed);
+    EXPECT_EQ(level.message, "patched boot 1 failed: guest did not boot");
 }
 
 // A git repository shaped like a kernel tree, with one driver and its Makefile.
