@@ -54,7 +54,8 @@ int validate_command(int argc, char** argv) {
         "      patched, with no new warning (a driver the config does not enable: not built)\n"
         "  L4  drivers with a device model boot in QEMU, baseline and patched alternately;\n"
         "      every extend succeeds, the PCR check passes, no device requirement is broken\n"
-        "      and the patched median is not slower\n"
+        "      and the patched driver is not slower (slower: the 95 % bootstrap interval of\n"
+        "      the median ratio lies wholly above 1.10x)\n"
         "Writes DIR/report.md, report.json (docs/report-json.md) and an SVG per driver.\n"
         "Exit status: 0 all passed, 1 a level failed (or a slowdown, a broken requirement),\n"
         "2 bad usage.");
