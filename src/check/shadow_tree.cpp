@@ -1,6 +1,7 @@
 #include "check/shadow_tree.h"
 
-#include <cstdlib>
+#include "core/file_io.h"
+
 #include <fstream>
 #include <stdexcept>
 #include <system_error>
@@ -12,10 +13,8 @@ namespace ksweep::check {
 ShadowTree::ShadowTree(const std::string& tree,
                        const std::map<std::string, std::optional<std::string>>& files)
     : tree_(fs::absolute(tree)) {
-    std::string pattern = (fs::temp_directory_path() / "ksweep-shadow-XXXXXX").string();
-    if (!mkdtemp(pattern.data()))
-        throw std::runtime_error("cannot create a temporary directory: " + pattern);
-    root_ = pattern;
+    TempDir until_built("ksweep-shadow"); // a constructor that throws leaves no directory
+    root_ = until_built.path().string();
     link_entries("");
     for (const auto& [rel, text] : files) {
         fs::path path(rel);
@@ -30,6 +29,7 @@ ShadowTree::ShadowTree(const std::string& tree,
         if (!out)
             throw std::runtime_error("cannot write " + target.string());
     }
+    until_built.release(); // ~ShadowTree removes it from here on
 }
 
 ShadowTree::~ShadowTree() {

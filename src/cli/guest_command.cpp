@@ -3,12 +3,14 @@
 // per-extend times and the host's PCR check.
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "core/file_io.h"
 #include "validate/guest_benchmark.h"
 
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
+#include <optional>
+#include <system_error>
 #include <unistd.h>
 
 namespace fs = std::filesystem;
@@ -104,13 +106,14 @@ int guest_command(int argc, char** argv) {
     options.profile = profile;
     options.timeout = std::chrono::seconds(timeout);
     options.trace = trace;
+    std::optional<TempDir> temp_run_dir; // without --keep; removed unless it is worth a look
     if (keep.empty()) {
-        std::string pattern = (fs::temp_directory_path() / "ksweep-guest-XXXXXX").string();
-        if (!mkdtemp(pattern.data())) {
-            std::perror("ksweep guest: mkdtemp");
+        try {
+            options.run_dir = temp_run_dir.emplace("ksweep-guest").path().string();
+        } catch (const std::system_error& e) {
+            std::fprintf(stderr, "ksweep guest: %s\n", e.what());
             return 1;
         }
-        options.run_dir = pattern;
     } else {
         options.run_dir = keep;
     }
@@ -121,9 +124,7 @@ int guest_command(int argc, char** argv) {
         options.on_progress = [&](const std::string& text) { progress.show(text); };
         result = validate::run_guest_benchmark(options);
     }
-    if (!result.error.empty()) {
-        if (keep.empty()) // it never booted: nothing in the run directory to look at
-            fs::remove_all(options.run_dir);
+    if (!result.error.empty()) { // it never booted: nothing in the run directory to look at
         std::fprintf(stderr, "ksweep guest: %s\n", result.error.c_str());
         return 1;
     }
@@ -144,10 +145,11 @@ int guest_command(int argc, char** argv) {
         std::printf("device    no statistics from ksweep-tpmd\n");
     if (!run.trace_log.empty())
         std::printf("trace     %s\n", run.trace_log.c_str());
-    if (result.ok && keep.empty() && !trace)
-        fs::remove_all(options.run_dir);
-    else
+    if (!result.ok || !keep.empty() || trace) {
+        if (temp_run_dir)
+            temp_run_dir->release();
         std::printf("run dir   %s\n", run.run_dir.c_str());
+    }
     return result.ok ? 0 : 1;
 }
 

@@ -4,11 +4,35 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace ksweep {
 
 // The whole file, byte for byte (binary mode: NUL bytes and "\r\n" survive); nullopt when it
 // cannot be opened. Callers that need an error say so in their own words.
 std::optional<std::string> read_file(const std::filesystem::path& path);
+
+// A new directory `<prefix>-XXXXXX` (mkdtemp: unique, mode 0700) in
+// std::filesystem::temp_directory_path() ($TMPDIR, else /tmp). Throws std::system_error with
+// the errno and the pattern: "cannot create a temporary directory: /x/<prefix>-XXXXXX: ...".
+std::filesystem::path make_temp_dir(std::string_view prefix);
+
+// make_temp_dir's directory, removed with everything in it when this goes away, unless
+// release() was called.
+class TempDir {
+  public:
+    explicit TempDir(std::string_view prefix) : path_(make_temp_dir(prefix)) {}
+    ~TempDir();
+    TempDir(const TempDir&) = delete;
+    TempDir& operator=(const TempDir&) = delete;
+
+    const std::filesystem::path& path() const { return path_; }
+    // Keeps the directory: the destructor leaves it where it is.
+    void release() { keep_ = true; }
+
+  private:
+    std::filesystem::path path_;
+    bool keep_ = false;
+};
 
 } // namespace ksweep

@@ -8,7 +8,6 @@
 #include <fstream>
 #include <poll.h>
 #include <sstream>
-#include <stdlib.h>
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
@@ -25,10 +24,7 @@ std::string socket_path(const fs::path& run_dir) {
     fs::path inside = run_dir / "tpm-i2c.sock";
     if (inside.string().size() < 100)
         return inside.string();
-    std::string pattern = (fs::temp_directory_path() / "ksweep-sock-XXXXXX").string();
-    if (!mkdtemp(pattern.data()))
-        throw std::runtime_error("cannot create a socket directory in /tmp");
-    return pattern + "/tpm-i2c.sock";
+    return (make_temp_dir("ksweep-sock") / "tpm-i2c.sock").string();
 }
 
 // Feeds complete lines of `pending` to `on_line`, keeping a trailing partial line.

@@ -1,6 +1,7 @@
 #include "validate/validate_run.h"
 
 #include "core/cache_dir.h"
+#include "core/file_io.h"
 #include "core/kernel_tree.h"
 #include "series/repository.h"
 #include "validate/checkpatch_run.h"
@@ -18,8 +19,10 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <regex>
 #include <set>
+#include <system_error>
 
 namespace fs = std::filesystem;
 
@@ -428,14 +431,16 @@ ValidationReport run_validation(const ValidateOptions& options) {
         report.config_hz = read_config_hz(report.headers_dir).value_or(0);
 
     ValidateOptions effective = options;
-    bool temporary_work = effective.work_dir.empty();
-    if (temporary_work) {
-        std::string tmpl = (fs::temp_directory_path() / "ksweep-validate-XXXXXX").string();
-        if (!mkdtemp(tmpl.data())) {
-            report.errors.push_back("cannot create a temporary directory");
+    std::optional<TempDir> temporary_work; // without a work dir; removed unless --keep-work
+    if (effective.work_dir.empty()) {
+        try {
+            effective.work_dir = temporary_work.emplace("ksweep-validate").path().string();
+        } catch (const std::system_error& e) {
+            report.errors.push_back(e.what());
             return report;
         }
-        effective.work_dir = tmpl;
+        if (options.keep_work)
+            temporary_work->release();
     }
     if (!fs::is_directory(options.tree)) {
         report.errors.push_back("tree '" + options.tree + "' is not a directory");
@@ -444,10 +449,7 @@ ValidationReport run_validation(const ValidateOptions& options) {
     } else {
         SeriesValidator(effective, report).run();
     }
-    if (temporary_work && !options.keep_work) {
-        std::error_code ignored;
-        fs::remove_all(effective.work_dir, ignored);
-    }
+    temporary_work.reset(); // removing it is part of the run's wall time
     report.wall_seconds = seconds_since(start);
     return report;
 }
