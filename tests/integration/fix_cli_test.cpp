@@ -1,6 +1,8 @@
 // `ksweep fix` end to end on a small tree of our fixtures, with the real scanner: the diff it
 // prints applies and gives exactly the expected texts, --in-place writes the same, a second
 // run prints nothing, and bad input exits 2 without touching anything.
+#include "core/file_io.h"
+
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -43,9 +45,6 @@ Command run(const std::string& cmd) {
 class FixCli : public ::testing::Test {
   protected:
     void SetUp() override {
-        char tmpl[] = "/tmp/ksweep-fixcli-XXXXXX";
-        ASSERT_NE(mkdtemp(tmpl), nullptr);
-        tree_ = tmpl;
         fs::create_directories(tree_ / "drivers/misc");
         std::ofstream(tree_ / "Makefile") << "VERSION = 6\nPATCHLEVEL = 1\nSUBLEVEL = 0\n";
         const fs::path fixtures = fs::path(KSWEEP_FIXTURES) / "fix";
@@ -58,8 +57,6 @@ class FixCli : public ::testing::Test {
                       .rc,
                   0);
     }
-    void TearDown() override { fs::remove_all(tree_); }
-
     Command ksweep(const std::string& args) {
         return run(std::string(KSWEEP_BINARY) + " fix --lexical-only " + args + " 2>/dev/null");
     }
@@ -67,7 +64,8 @@ class FixCli : public ::testing::Test {
         return read(fs::path(KSWEEP_FIXTURES) / "fix" / (std::string(f) + ".expected.c"));
     }
 
-    fs::path tree_;
+    TempDir dir_{"ksweep-fixcli"};
+    const fs::path tree_ = dir_.path();
 };
 
 TEST_F(FixCli, TheDiffAppliesAndGivesTheExpectedTexts) {

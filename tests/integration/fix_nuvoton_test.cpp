@@ -1,6 +1,7 @@
 // The historical case: Debian 6.1's tpm_i2c_nuvoton.c turned back into its pre-v4.12 msleep()
 // form by tests/historical/nuvoton_pre_v4_12.sh, then `ksweep fix` must do what upstream
 // a233a0289cf9 did, and the result must build as a module against Debian's 6.1 headers.
+#include "core/file_io.h"
 #include "rewrite/macro_uses.h"
 
 #include <cstdio>
@@ -79,10 +80,7 @@ class HistoricalNuvoton : public ::testing::Test {
         headers_ = kernel_setting("KSWEEP_HEADERS");
         if (src_.empty() || !fs::exists(fs::path(src_) / kNuvoton) || !fs::is_directory(headers_))
             KSWEEP_SKIP_OR_FAIL("Debian's 6.1 source/headers are missing: run scripts/setup.sh");
-        char tmpl[] = "/tmp/ksweep-nuvoton-XXXXXX";
-        ASSERT_NE(mkdtemp(tmpl), nullptr);
-        work_ = tmpl;
-        tree_ = work_ / "tree";
+        tree_ = work_.path() / "tree";
         // The smallest tree the fix needs: the version (top Makefile), tpm.h and the file.
         fs::create_directories(tree_ / "drivers/char/tpm");
         fs::copy_file(fs::path(src_) / "Makefile", tree_ / "Makefile");
@@ -97,18 +95,14 @@ class HistoricalNuvoton : public ::testing::Test {
                       .rc,
                   0);
     }
-    void TearDown() override {
-        if (!work_.empty())
-            fs::remove_all(work_);
-    }
-
     Command ksweep(const std::string& args) {
         return run(std::string(KSWEEP_BINARY) + " fix " + args + " " + quote(tree_.string()) +
                    " drivers/char/tpm");
     }
 
     std::string src_, headers_;
-    fs::path work_, tree_;
+    TempDir work_{"ksweep-nuvoton"};
+    fs::path tree_;
 };
 
 TEST_F(HistoricalNuvoton, TheScriptGivesThePreV412Form) {
@@ -165,7 +159,7 @@ TEST_F(HistoricalNuvoton, FixDoesWhatUpstreamA233a0289cf9DidAndTheModuleBuilds) 
     EXPECT_EQ(again.out.find("diff --git"), std::string::npos) << again.out;
 
     // It builds as a module against Debian's 6.1 headers (REFERENCE §3).
-    const fs::path module = work_ / "module";
+    const fs::path module = work_.path() / "module";
     fs::create_directories(module);
     fs::copy_file(tree_ / kNuvoton, module / "tpm_i2c_nuvoton.c");
     fs::copy_file(tree_ / "drivers/char/tpm/tpm.h", module / "tpm.h");

@@ -27,22 +27,21 @@ class QemuGuest : public ::testing::Test {
         } catch (const std::exception& e) {
             KSWEEP_SKIP_OR_FAIL(e.what());
         }
-        std::string pattern = (fs::temp_directory_path() / "ksweep-qemu-test-XXXXXX").string();
-        run_dir_ = mkdtemp(pattern.data());
     }
     void TearDown() override {
         // Logs of a failed boot stay for whoever reads the test output.
-        if (!HasFailure() && !run_dir_.empty())
-            fs::remove_all(run_dir_);
-        else if (!run_dir_.empty())
+        if (HasFailure() && !fs::is_empty(dir_.path())) {
+            dir_.release();
             std::printf("run directory kept: %s\n", run_dir_.c_str());
+        }
     }
     std::string baseline_driver() const {
         return env_.tree + "/drivers/char/tpm/tpm_i2c_nuvoton.c";
     }
 
     GuestEnvironment env_;
-    std::string run_dir_;
+    TempDir dir_{"ksweep-qemu-test"};
+    const std::string run_dir_ = dir_.path().string();
 };
 
 bool has_phase(const GuestReport& report, std::string_view prefix) {

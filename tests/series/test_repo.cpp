@@ -1,5 +1,7 @@
 #include "test_repo.h"
 
+#include "core/file_io.h"
+
 #include <array>
 #include <cstdio>
 #include <cstdlib>
@@ -11,12 +13,7 @@
 
 namespace ksweep::test {
 
-TempDir::TempDir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "ksweep-series-XXXXXX").string();
-    if (!mkdtemp(tmpl.data()))
-        throw std::runtime_error("mkdtemp failed");
-    path_ = tmpl;
-}
+TempDir::TempDir() : path_(make_temp_dir("ksweep-series").string()) {}
 
 TempDir::~TempDir() {
     std::error_code ec;

@@ -1,5 +1,6 @@
 // The initramfs pieces: the cpio writer (checked by extracting with GNU cpio), gzip, the
 // static-executable check, and choosing the image modules from modules.dep.
+#include "core/file_io.h"
 #include "validate/guest_initramfs.h"
 #include "validate/guest_modules.h"
 #include "validate/qemu_process.h"
@@ -15,18 +16,7 @@ namespace fs = std::filesystem;
 namespace ksweep::validate {
 namespace {
 
-class TempDir {
-  public:
-    TempDir() {
-        std::string pattern = (fs::temp_directory_path() / "ksweep-initramfs-test-XXXXXX").string();
-        path_ = mkdtemp(pattern.data());
-    }
-    ~TempDir() { fs::remove_all(path_); }
-    const fs::path& path() const { return path_; }
-
-  private:
-    fs::path path_;
-};
+constexpr const char* kTempPrefix = "ksweep-initramfs-test";
 
 void write(const fs::path& path, const std::string& content) {
     fs::create_directories(path.parent_path());
@@ -45,7 +35,7 @@ CommandResult shell(const std::string& script, const fs::path& cwd) {
 }
 
 TEST(CpioWriter, GnuCpioExtractsWhatItWrites) {
-    TempDir dir;
+    TempDir dir{kTempPrefix};
     CpioWriter cpio;
     cpio.add_directory("bin");
     cpio.add_file("bin/tool", "#!/bin/sh\necho hi\n", 0755);
@@ -76,7 +66,7 @@ TEST(CpioWriter, SameContentsSameBytes) {
 }
 
 TEST(Gzip, RoundTripsThroughGzip) {
-    TempDir dir;
+    TempDir dir{kTempPrefix};
     std::string data;
     for (int i = 0; i < 10000; ++i)
         data += std::to_string(i) + "\n";
@@ -108,7 +98,7 @@ class FakeModules : public ::testing::Test {
               "kernel/drivers/virtio/virtio-pci-legacy.ko:\n");
         write(dir_.path() / "modules.builtin", "kernel/drivers/char/tpm/tpm.ko\n");
     }
-    TempDir dir_;
+    TempDir dir_{kTempPrefix};
 };
 
 TEST_F(FakeModules, DependenciesComeFirstOnce) {
@@ -138,7 +128,7 @@ TEST(ImageModules, NoModulesDirIsAClearError) {
 }
 
 TEST(ImageModules, CompressedModulesAreDecompressed) {
-    TempDir dir;
+    TempDir dir{kTempPrefix};
     std::string elf = std::string("\x7f"
                                   "ELF",
                                   4) +
@@ -155,7 +145,7 @@ TEST(ImageModules, CompressedModulesAreDecompressed) {
 TEST(Initramfs, HoldsInitBusyboxProgramAndModulesInOrder) {
     if (!is_static_executable("/bin/busybox"))
         KSWEEP_SKIP_OR_FAIL("busybox-static not installed");
-    TempDir dir;
+    TempDir dir{kTempPrefix};
     write(dir.path() / "init.sh", "#!/bin/sh\n");
     std::string elf = std::string("\x7f"
                                   "ELF",

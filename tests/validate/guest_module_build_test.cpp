@@ -1,5 +1,6 @@
 // Out-of-tree module builds against the installed headers: private headers found and copied,
 // warnings captured, errors reported, and a second build of the same files served from cache.
+#include "core/file_io.h"
 #include "validate/guest_benchmark.h"
 #include "validate/module_build.h"
 
@@ -21,12 +22,6 @@ class ModuleBuildTest : public ::testing::Test {
         } catch (const std::exception& e) {
             KSWEEP_SKIP_OR_FAIL(e.what());
         }
-        std::string pattern = (fs::temp_directory_path() / "ksweep-modbuild-test-XXXXXX").string();
-        dir_ = mkdtemp(pattern.data());
-    }
-    void TearDown() override {
-        if (!dir_.empty())
-            fs::remove_all(dir_);
     }
     void write(const fs::path& rel, const std::string& text) {
         fs::create_directories((dir_ / rel).parent_path());
@@ -40,7 +35,8 @@ class ModuleBuildTest : public ::testing::Test {
     }
 
     std::string headers_;
-    fs::path dir_;
+    TempDir tmp_{"ksweep-modbuild-test"};
+    const fs::path dir_ = tmp_.path();
 };
 
 // A kernel-style module whose private header is not beside it, only in an include dir.

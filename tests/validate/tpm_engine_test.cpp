@@ -1,5 +1,6 @@
 // A real TPM 2.0 (libtpms) behind the Nuvoton model: PCR_Extend through the register protocol,
 // checked against SHA-256(old || digest) computed here.
+#include "core/file_io.h"
 #include "nuvoton_driver_sim.h"
 #include "validate/device_profile.h"
 #include "validate/nuvoton_tpm.h"
@@ -47,20 +48,14 @@ uint32_t response_code(const std::vector<uint8_t>& rsp) {
 }
 
 struct LibtpmsTest : ::testing::Test {
-    fs::path state_dir;
-    std::unique_ptr<LibtpmsEngine> engine;
+    TempDir tmp{"ksweep-tpm"};
+    const fs::path state_dir = tmp.path();
+    std::unique_ptr<LibtpmsEngine> engine; // goes first, then the directory
 
     void SetUp() override {
-        char tmpl[] = "/tmp/ksweep-tpm-XXXXXX";
-        ASSERT_NE(mkdtemp(tmpl), nullptr);
-        state_dir = tmpl;
         std::string error;
         engine = LibtpmsEngine::start(state_dir, error);
         ASSERT_TRUE(engine) << error;
-    }
-    void TearDown() override {
-        engine.reset();
-        fs::remove_all(state_dir);
     }
 };
 

@@ -1,5 +1,6 @@
 // ksweep-tpmd as the QEMU runner uses it: started with its flags, "ready" on stdout, a VMM on
 // the unix socket, and the stats file written when the VMM goes away or on SIGTERM.
+#include "core/file_io.h"
 #include "fake_vmm.h"
 
 #include <csignal>
@@ -25,15 +26,11 @@ std::string slurp(const fs::path& p) {
 }
 
 struct TpmdTest : ::testing::Test {
-    fs::path dir;
+    TempDir tmp{"ksweep-tpmd"};
+    const fs::path dir = tmp.path();
     pid_t pid = -1;
     int out = -1, err = -1;
 
-    void SetUp() override {
-        char tmpl[] = "/tmp/ksweep-tpmd-XXXXXX";
-        ASSERT_NE(mkdtemp(tmpl), nullptr);
-        dir = tmpl;
-    }
     void TearDown() override {
         if (pid > 0) {
             kill(pid, SIGKILL);
@@ -42,7 +39,6 @@ struct TpmdTest : ::testing::Test {
         for (int fd : {out, err})
             if (fd >= 0)
                 close(fd);
-        fs::remove_all(dir);
     }
 
     fs::path socket() const { return dir / "i2c.sock"; }
