@@ -92,6 +92,25 @@ struct TpmdTest : ::testing::Test {
         pid = -1;
         return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     }
+    // What QEMU and the driver's probe do: connect, start the queue, read the id register
+    // (first 3 bytes returned); then stop the back end the way the runner does.
+    std::vector<uint8_t> probe_then_sigterm() {
+        std::vector<uint8_t> id;
+        int fd = connect_socket();
+        {
+            FakeVmm vmm(fd);
+            vmm.start_device();
+            vmm.post_id_read();
+            vmm.kick_queue();
+            EXPECT_TRUE(vmm.wait_for_call());
+            for (int i = 0; i < 3; ++i)
+                id.push_back(vmm.get<uint8_t>(FakeVmm::kRingFile + FakeVmm::kBuf + 0xc0 + i));
+            kill(pid, SIGTERM);
+            EXPECT_EQ(wait_exit(), 0);
+        }
+        close(fd);
+        return id;
+    }
     int connect_socket() {
         int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
         sockaddr_un addr{};
@@ -105,19 +124,8 @@ struct TpmdTest : ::testing::Test {
 TEST_F(TpmdTest, ServesTheProbeAndWritesStatsOnSigterm) {
     spawn_default();
     ASSERT_EQ(read_line(out), "ready");
-    int fd = connect_socket();
-    {
-        FakeVmm vmm(fd);
-        vmm.start_device();
-        vmm.post_id_read();
-        vmm.kick_queue();
-        ASSERT_TRUE(vmm.wait_for_call());
-        EXPECT_EQ(vmm.get<uint8_t>(FakeVmm::kRingFile + FakeVmm::kBuf + 0xc0), 0x50);
-        EXPECT_EQ(vmm.get<uint8_t>(FakeVmm::kRingFile + FakeVmm::kBuf + 0xc2), 0xfe);
-        kill(pid, SIGTERM);
-        EXPECT_EQ(wait_exit(), 0);
-    }
-    close(fd);
+    std::vector<uint8_t> id = probe_then_sigterm();
+    EXPECT_EQ(id, (std::vector<uint8_t>{0x50, 0x10, 0xfe}));
     std::string json = slurp(stats());
     EXPECT_NE(json.find("\"profile\": \"nuvoton_npct_default\""), std::string::npos) << json;
     EXPECT_NE(json.find("\"virtio_requests\": 2"), std::string::npos) << json;
@@ -143,17 +151,7 @@ TEST_F(TpmdTest, TraceHasEveryMessageWithItsTimeAndBytes) {
            std::string(KSWEEP_SOURCE_DIR) + "/qemu/profiles/nuvoton_npct_default.yaml",
            "--state-dir", dir / "state", "--stats", stats(), "--trace", trace});
     ASSERT_EQ(read_line(out), "ready");
-    int fd = connect_socket();
-    {
-        FakeVmm vmm(fd);
-        vmm.start_device();
-        vmm.post_id_read();
-        vmm.kick_queue();
-        ASSERT_TRUE(vmm.wait_for_call());
-        kill(pid, SIGTERM);
-        EXPECT_EQ(wait_exit(), 0);
-    }
-    close(fd);
+    probe_then_sigterm();
     // The probe: the register byte written, then the vendor/device id read back.
     std::string text = slurp(trace);
     std::regex probe(R"(\[ *\d+\.\d{6}\] W 0x2e 60\n\[ *\d+\.\d{6}\] R 0x2e 50 10 fe \w\w\n)");
