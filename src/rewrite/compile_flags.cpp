@@ -1,5 +1,7 @@
 #include "rewrite/compile_flags.h"
 
+#include "rewrite/kbuild_flags.h"
+
 #include <clang/Tooling/JSONCompilationDatabase.h>
 
 #include <algorithm>
@@ -51,7 +53,8 @@ bool drop_flag(const std::string& a) {
 } // namespace
 
 CompileFlags::CompileFlags(std::string tree, std::string build_dir)
-    : tree_(std::move(tree)), build_dir_(std::move(build_dir)) {
+    : tree_(std::move(tree)), build_dir_(std::move(build_dir)),
+      kbuild_(std::make_unique<KbuildFlags>(tree_)) {
     for (const auto& dir : {build_dir_, tree_}) {
         if (dir.empty() || !fs::exists(dir + "/compile_commands.json"))
             continue;
@@ -151,6 +154,10 @@ std::vector<std::string> CompileFlags::synthesized(const std::string& rel_path) 
         args.push_back("-include");
         args.push_back(header);
     }
+    // ccflags-y and the like of the Makefile that builds the file: after LINUXINCLUDE, as in
+    // kbuild's command line.
+    for (auto& flag : kbuild_->for_file(rel_path))
+        args.push_back(std::move(flag));
     return args;
 }
 

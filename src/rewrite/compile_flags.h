@@ -1,7 +1,8 @@
 // How the semantic engine compiles a file: the command from compile_commands.json when the
 // build or tree has one, else kbuild's flags synthesized for a prepared build/headers
 // directory (Debian's linux-headers-<ver>-<flavour> plus its -common sibling), else a plain
-// C parse against the tree's include dirs (enough for small self-contained trees).
+// C parse against the tree's include dirs (enough for small self-contained trees). Synthesized
+// flags end with what the file's Makefiles add (kbuild_flags.h: per-directory -I, -D, ...).
 #pragma once
 
 #include <memory>
@@ -13,6 +14,8 @@ class CompilationDatabase;
 }
 
 namespace ksweep {
+
+class KbuildFlags;
 
 class CompileFlags {
 public:
@@ -33,6 +36,7 @@ private:
     std::unique_ptr<clang::tooling::CompilationDatabase> database_;
     std::vector<std::string> include_dirs_; // -I order, tree first
     std::vector<std::string> forced_includes_;
+    std::unique_ptr<KbuildFlags> kbuild_; // per-directory flags from the tree's Makefiles
 };
 
 } // namespace ksweep
