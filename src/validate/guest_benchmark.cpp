@@ -2,6 +2,7 @@
 
 #include "core/cache_dir.h"
 #include "validate/guest_initramfs.h"
+#include "validate/guest_kernel.h"
 #include "validate/guest_modules.h"
 
 #include <cstdlib>
@@ -107,12 +108,16 @@ GuestBenchmarkResult run_guest_benchmark(const GuestBenchmarkOptions& options) {
 
         GuestRunOptions run;
         run.initramfs = build_initramfs(contents, env.cache_dir + "/initramfs");
-        run.kernel_image = "/boot/vmlinuz-" + env.kernel_release;
-        if (!fs::exists(run.kernel_image)) {
-            result.error = "no kernel image " + run.kernel_image + " (install linux-image-" +
+        fs::path vmlinuz = "/boot/vmlinuz-" + env.kernel_release;
+        if (!fs::exists(vmlinuz)) {
+            result.error = "no kernel image " + vmlinuz.string() + " (install linux-image-" +
                            env.kernel_release + ")";
             return result;
         }
+        GuestKernel kernel = guest_kernel(vmlinuz, env.tree, env.cache_dir + "/kernel");
+        if (!kernel.note.empty())
+            progress("note: " + kernel.note);
+        run.kernel_image = kernel.image;
         run.tpmd = tpmd_executable();
         run.profile = options.profile.empty() ? default_profile() : options.profile;
         run.extends = options.extends;
