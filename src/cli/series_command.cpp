@@ -7,6 +7,7 @@
 #include "core/rule.h"
 #include "rewrite/fixer.h"
 #include "rewrite/scanner.h"
+#include "series/scratch_prune.h"
 #include "series/series.h"
 
 #include <cstdio>
@@ -25,6 +26,10 @@ void print_result(const series::SeriesResult& r) {
         std::printf("The tree is not a git repository: commits are in the scratch repository\n"
                     "%s\n",
                     r.repository.c_str());
+    if (r.pruned_branches > 0)
+        std::printf("pruned %zu old ksweep branch%s in the scratch repository (keeping %zu)\n",
+                    r.pruned_branches, r.pruned_branches == 1 ? "" : "es",
+                    series::kScratchBranchesKept);
     if (r.series.size() > 1)
         std::printf("More patches than one series should carry: split into %zu series.\n",
                     r.series.size());

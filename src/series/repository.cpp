@@ -187,8 +187,11 @@ SeriesRepo open_series_repo(const std::string& tree_arg, const std::string& cach
 
     git_repository* raw = nullptr;
     int rc = git_repository_open_ext(&raw, tree.c_str(), 0, nullptr);
-    if (rc == GIT_ENOTFOUND)
-        return open_scratch(tree, cache_dir, stats, progress);
+    if (rc == GIT_ENOTFOUND) {
+        SeriesRepo scratch = open_scratch(tree, cache_dir, stats, progress);
+        scratch.owned = ScratchRepository(scratch.repo.get());
+        return scratch;
+    }
     check(rc, "git_repository_open_ext");
     SeriesRepo out;
     out.repo.reset(raw);

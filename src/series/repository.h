@@ -11,9 +11,33 @@
 #include "series/git_handle.h"
 
 #include <functional>
+#include <optional>
 #include <string>
 
 namespace ksweep::series {
+
+struct SeriesRepo;
+struct ScratchStats;
+
+// Opens the repository containing `tree`, or creates/reuses a scratch one under `cache_dir`.
+// `progress(files_done)` is called while a new scratch base is being written.
+SeriesRepo open_series_repo(const std::string& tree, const std::string& cache_dir,
+                            ScratchStats* stats = nullptr,
+                            const std::function<void(size_t)>& progress = {});
+
+// A scratch repository that ksweep made and owns, as opposed to a user's repository. Only
+// open_series_repo can make one, so code that deletes refs (scratch_prune.h) takes this type and
+// cannot be handed a user's repository. Borrows the handle of the SeriesRepo it comes from.
+class ScratchRepository {
+  public:
+    git_repository* get() const { return repo_; }
+
+  private:
+    friend SeriesRepo open_series_repo(const std::string&, const std::string&, ScratchStats*,
+                                       const std::function<void(size_t)>&);
+    explicit ScratchRepository(git_repository* repo) : repo_(repo) {}
+    git_repository* repo_;
+};
 
 struct SeriesRepo {
     Repository repo;
@@ -21,6 +45,7 @@ struct SeriesRepo {
     std::string tree_prefix; // the tree's path inside the repository ("" or "sub/dir/")
     bool scratch = false;    // true: a scratch repository made for a tree outside git
     std::string git_dir;     // where the repository lives
+    std::optional<ScratchRepository> owned; // set exactly when `scratch`
 };
 
 struct ScratchStats {
@@ -28,11 +53,5 @@ struct ScratchStats {
     size_t bytes = 0;
     bool reused = false; // the cached base matched the fingerprint
 };
-
-// Opens the repository containing `tree`, or creates/reuses a scratch one under `cache_dir`.
-// `progress(files_done)` is called while a new scratch base is being written.
-SeriesRepo open_series_repo(const std::string& tree, const std::string& cache_dir,
-                            ScratchStats* stats = nullptr,
-                            const std::function<void(size_t)>& progress = {});
 
 } // namespace ksweep::series

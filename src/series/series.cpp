@@ -8,6 +8,7 @@
 #include "series/prefix.h"
 #include "series/report.h"
 #include "series/repository.h"
+#include "series/scratch_prune.h"
 #include "series/text_wrap.h"
 
 #include <ctime>
@@ -436,6 +437,17 @@ SeriesResult write_series(const Rule& rule, const FixResult& fix, const SeriesOp
             ws.subjects.push_back(p.subject);
         }
         result.series.push_back(std::move(ws));
+    }
+    // Only a scratch repository ksweep owns is pruned; in the user's own the branches stay.
+    if (repo.owned) {
+        std::vector<std::string> made;
+        for (const auto& ws : result.series)
+            made.push_back(ws.branch);
+        try {
+            result.pruned_branches = prune_scratch_branches(*repo.owned, made);
+        } catch (const GitError& e) {
+            result.warnings.push_back(std::string("old branches not pruned: ") + e.what());
+        }
     }
     return result;
 }

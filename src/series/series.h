@@ -46,6 +46,7 @@ struct SeriesResult {
     std::vector<std::string> warnings; // files left out, and why
     bool scratch = false;              // the tree was not a git repository
     std::string repository;            // where the commits are
+    size_t pruned_branches = 0;        // old ksweep/* branches deleted (scratch repository only)
 };
 
 // Throws std::runtime_error (GitError, RuleError...) with a message for the user; nothing has
