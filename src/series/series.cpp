@@ -262,7 +262,8 @@ bool branch_exists(git_repository* repo, const std::string& name) {
 
 } // namespace
 
-std::string unique_branch_name(git_repository* repo, const std::string& wanted, size_t parts) {
+std::string unique_branch_name(git_repository* repo, const std::string& wanted, size_t parts,
+                               const std::function<bool(const std::string&)>& also_taken) {
     int valid = 0;
     check(git_branch_name_is_valid(&valid, wanted.c_str()), "git_branch_name_is_valid");
     if (!valid)
@@ -270,9 +271,12 @@ std::string unique_branch_name(git_repository* repo, const std::string& wanted, 
     // A split series takes NAME-1..NAME-k: the name must be free with all of its parts.
     for (int n = 1;; ++n) {
         std::string name = n == 1 ? wanted : wanted + "-" + std::to_string(n);
-        bool taken = branch_exists(repo, name);
+        auto is_taken = [&](const std::string& n) {
+            return branch_exists(repo, n) || (also_taken && also_taken(n));
+        };
+        bool taken = is_taken(name);
         for (size_t k = 1; parts > 1 && k <= parts && !taken; ++k)
-            taken = branch_exists(repo, name + "-" + std::to_string(k));
+            taken = is_taken(name + "-" + std::to_string(k));
         if (!taken)
             return name;
     }
@@ -329,9 +333,16 @@ SeriesResult write_series(const Rule& rule, const FixResult& fix, const SeriesOp
     auto groups = group_files(opts.tree, paths, opts.group, &maintainers);
     const size_t parts = (groups.size() + opts.max_patches - 1) / opts.max_patches;
 
+    // With the default output folder, patches/<branch>, a name whose folder a run already
+    // filled is taken too: pruning frees old branch names (scratch_prune.h), their mails stay.
+    auto default_dir_used = [&](const std::string& name) {
+        std::error_code ec;
+        return opts.out_dir.empty() && !fs::is_empty("patches/" + name, ec) && !ec;
+    };
     const std::string branch = unique_branch_name(
         repo.repo.get(),
-        opts.branch.empty() ? "ksweep/" + rule.name + "-" + yyyymmdd(now) : opts.branch, parts);
+        opts.branch.empty() ? "ksweep/" + rule.name + "-" + yyyymmdd(now) : opts.branch, parts,
+        default_dir_used);
     std::string out_dir = opts.out_dir.empty() ? "patches/" + branch : opts.out_dir;
     auto part_name = [&](const std::string& s, size_t k) {
         return parts == 1 ? s : s + "-" + std::to_string(k);

@@ -11,6 +11,7 @@
 #include "series/git_handle.h"
 #include "series/grouping.h"
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -53,8 +54,9 @@ struct SeriesResult {
 // been written when the output directory or identity is unusable.
 SeriesResult write_series(const Rule& rule, const FixResult& fix, const SeriesOptions& options);
 
-// `wanted`, or wanted-2, -3... when taken in `repo`; with parts > 1 the name's parts
-// (NAME-1..NAME-parts) must be free too.
-std::string unique_branch_name(git_repository* repo, const std::string& wanted, size_t parts = 1);
+// `wanted`, or wanted-2, -3... when taken in `repo` or by `also_taken`; with parts > 1 the
+// name's parts (NAME-1..NAME-parts) must be free too.
+std::string unique_branch_name(git_repository* repo, const std::string& wanted, size_t parts = 1,
+                               const std::function<bool(const std::string&)>& also_taken = {});
 
 } // namespace ksweep::series

@@ -324,6 +324,23 @@ TEST_F(SeriesTest, TakenBranchGetsASuffixAndFullOutputDirIsRefused) {
     EXPECT_EQ(second.series[0].branch, first.series[0].branch + "-2");
 }
 
+TEST_F(SeriesTest, FreedBranchNameWhoseDefaultFolderHasMailsIsSkipped) {
+    // A pruned scratch branch frees its name, but patches/<name> still holds that run's mails.
+    opts.out_dir.clear();
+    opts.branch = "sweep";
+    std::filesystem::create_directories(tmp.path() + "/patches/sweep");
+    write_file(tmp.path() + "/patches/sweep/0001-old.patch", "an earlier run's mail\n");
+    std::filesystem::path cwd = std::filesystem::current_path();
+    std::filesystem::current_path(tmp.path());
+    SeriesResult r;
+    EXPECT_NO_THROW(r = write_series(rule, fix, opts));
+    std::filesystem::current_path(cwd);
+    ASSERT_EQ(r.series.size(), 1u);
+    EXPECT_EQ(r.series[0].branch, "sweep-2");
+    EXPECT_EQ(read_file(tmp.path() + "/patches/sweep/0001-old.patch"),
+              "an earlier run's mail\n");
+}
+
 TEST_F(SeriesTest, MoreThanMaxPatchesMakesSeveralSeries) {
     opts.max_patches = 2;
     opts.branch = "sweep";
