@@ -151,7 +151,13 @@ std::string summary_from_template(const MessageContext& ctx) {
 
 std::string full_summary(const std::string& prefix, const std::string& summary, size_t max,
                          const std::string& suffix) {
-    std::string head = prefix.empty() ? "" : prefix + ": ";
+    // A prefix that carries its own separator ("Input: xpad -", "hwmon: (lm90)", "ASoC:
+    // codecs: wm8904:") takes a space; one that ends in a tag ("tpm: tpm_nsc") a colon too.
+    std::string head;
+    if (!prefix.empty()) {
+        const char last = prefix.back();
+        head = prefix + (last == ':' || last == '-' || last == ')' ? " " : ": ");
+    }
     std::string s = summary;
     while (head.size() + s.size() + suffix.size() > max) {
         auto space = s.rfind(' ');

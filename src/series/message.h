@@ -29,7 +29,9 @@ struct MessageContext {
 std::string summary_from_template(const MessageContext& ctx);
 
 // "prefix: summary<suffix>", at most `max` characters: a summary that does not fit loses
-// words from its end; the suffix (what makes a subject unique) is always kept.
+// words from its end; the suffix (what makes a subject unique) is always kept. A prefix that
+// ends in its own separator (':', '-' or ')': "Input: xpad -", "hwmon: (lm90)") is followed
+// by a space only.
 std::string full_summary(const std::string& prefix, const std::string& summary, size_t max = 75,
                          const std::string& suffix = "");
 

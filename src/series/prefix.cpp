@@ -136,7 +136,24 @@ std::vector<std::string> history_subjects(git_repository* repo, const git_oid& f
 }
 
 std::string prefix_from_maintainers(const Maintainers& maintainers, const std::string& file,
+                                    const std::string& module, const SubjectTable& table) {
+    if (auto prefix = table.prefix_for(file, module)) {
+        // "ASoC: codecs: wm8904:" is tags like history's prefixes; "Input: xpad -" and
+        // "hwmon: (lm90)" keep the separator the subject needs.
+        if (prefix->back() == ':')
+            prefix->pop_back();
+        return *prefix;
+    }
+    return prefix_from_path(maintainers, file, module);
+}
+
+std::string prefix_from_maintainers(const Maintainers& maintainers, const std::string& file,
                                     const std::string& module) {
+    return prefix_from_maintainers(maintainers, file, module, shipped_subject_table());
+}
+
+std::string prefix_from_path(const Maintainers& maintainers, const std::string& file,
+                             const std::string& module) {
     std::string section_dir;
     for (const auto* s : maintainers.sections_for(file)) {
         // The deepest directory pattern that contains the file names the subsystem.

@@ -5,13 +5,19 @@
 // level at a time (the first tag by count, then a second tag when most of those subjects
 // carry the same one, and so on). libgit2 path-limited walks cannot use commit-graph bloom
 // filters, so the walk stops after a fixed number of commits.
-// Otherwise from MAINTAINERS and the path: the tag is the last directory of the matching
-// section's F: pattern ("drivers/char/tpm/" -> "tpm"), then the driver when it is not the
-// subsystem itself ("tpm_nsc", or the subdirectory "st33zp24").
+// Otherwise from the table of subsystem conventions (rules/subject_prefixes.yaml,
+// series/subject_table.h: "Input: xpad -", "hwmon: (lm90)"), and for paths it does not cover
+// from MAINTAINERS and the path: the tag is the last directory of the matching section's F:
+// pattern ("drivers/char/tpm/" -> "tpm"), then the driver when it is not the subsystem itself
+// ("tpm_nsc", or the subdirectory "st33zp24").
+//
+// A prefix either ends in a tag ("tpm: tpm_nsc", "ASoC: codecs: wm8904"; the subject adds
+// ": ") or in its own separator ("Input: xpad -", "hwmon: (lm90)"; the subject adds " ").
 #pragma once
 
 #include "series/git_handle.h"
 #include "series/maintainers.h"
+#include "series/subject_table.h"
 
 #include <optional>
 #include <string>
@@ -35,8 +41,16 @@ std::vector<std::string> history_subjects(git_repository* repo, const git_oid& f
                                           const std::vector<std::string>& paths,
                                           const HistoryLimits& limits = {});
 
-// The fallback for trees without history. `module` may be empty.
+// The fallback for trees without history: `table`'s convention for the file, else
+// prefix_from_path(). `module` may be empty.
+std::string prefix_from_maintainers(const Maintainers& maintainers, const std::string& file,
+                                    const std::string& module, const SubjectTable& table);
+// The same with shipped_subject_table().
 std::string prefix_from_maintainers(const Maintainers& maintainers, const std::string& file,
                                     const std::string& module);
+
+// The MAINTAINERS-and-path heuristic alone ("input: xpad", "tpm: st33zp24").
+std::string prefix_from_path(const Maintainers& maintainers, const std::string& file,
+                             const std::string& module);
 
 } // namespace ksweep::series
