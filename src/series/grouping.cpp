@@ -70,8 +70,11 @@ Makefile read_makefile(const std::string& dir) {
                 if (word.size() > 2 && word.compare(word.size() - 2, 2, ".o") == 0)
                     objects.push_back(word);
             // obj-y, obj-m, obj-$(CONFIG_FOO): modules; foo-y, foo-objs, foo-$(CONFIG_BAR):
-            // the objects of composite foo.
-            auto dash = lhs.find('-');
+            // the objects of composite foo. Module names have dashes too (xhci-hcd-y,
+            // snd-soc-da7219-objs): the kind is what follows the last one, or the $(CONFIG_...).
+            auto dash = lhs.rfind("-$(");
+            if (dash == std::string::npos)
+                dash = lhs.rfind('-');
             if (dash == std::string::npos)
                 continue;
             std::string owner = lhs.substr(0, dash);

@@ -54,6 +54,23 @@ TEST_F(GroupingTest, ModuleOfReadsObjAndCompositeLines) {
     EXPECT_EQ(mod("drivers/misc/one/ignored.c"), "none");
 }
 
+TEST_F(GroupingTest, CompositeModulesWithDashesInTheirNames) {
+    // usb/host style: the module is xhci-hcd, its kind y or $(CONFIG_...), not "hcd-y".
+    write_file(tree + "/drivers/usb/host/Makefile",
+               "xhci-hcd-y := xhci.o xhci-mem.o\n"
+               "xhci-hcd-$(CONFIG_USB_XHCI_DBGCAP) += xhci-dbgcap.o\n"
+               "snd-soc-da7219-objs := da7219.o da7219-aad.o\n"
+               "obj-$(CONFIG_USB_XHCI_HCD) += xhci-hcd.o\n"
+               "obj-m += snd-soc-da7219.o\n");
+    auto mod = [&](const std::string& f) {
+        auto m = module_of(tree, f);
+        return m ? m->name : std::string("none");
+    };
+    EXPECT_EQ(mod("drivers/usb/host/xhci-mem.c"), "xhci-hcd");
+    EXPECT_EQ(mod("drivers/usb/host/xhci-dbgcap.c"), "xhci-hcd");
+    EXPECT_EQ(mod("drivers/usb/host/da7219-aad.c"), "snd-soc-da7219");
+}
+
 TEST_F(GroupingTest, GroupsInOrderOfTheirFirstFile) {
     std::vector<std::string> files = {
         "drivers/char/tpm/tpm-chip.c",  "drivers/char/tpm/tpm-interface.c",
