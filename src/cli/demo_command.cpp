@@ -8,6 +8,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/output.h"
+#include "core/data_dir.h"
 #include "core/rule.h"
 #include "rewrite/fixer.h"
 #include "rewrite/scanner.h"
@@ -72,7 +73,7 @@ std::string prepare_demo_tree(const validate::GuestEnvironment& env, const StepL
         throw std::runtime_error("cannot make the demo tree with cp -al in " + dir.string());
     fs::path target = dir / kNuvoton;
     fs::path historical = target.string() + ".pre-v4.12";
-    std::string script = std::string(KSWEEP_DATA_DIR) + "/tests/historical/nuvoton_pre_v4_12.sh";
+    std::string script = data_file("tests/historical/nuvoton_pre_v4_12.sh");
     if (run("bash " + shell_quote(script) + " " + shell_quote((fs::path(env.tree) / kNuvoton).string()) +
             " " + shell_quote(historical.string())) != 0)
         throw std::runtime_error("the historical script failed on " + std::string(kNuvoton));

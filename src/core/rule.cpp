@@ -1,5 +1,7 @@
 #include "core/rule.h"
 
+#include "core/data_dir.h"
+
 #include "core/file_io.h"
 #include "core/yaml_checks.h"
 
@@ -180,9 +182,7 @@ Rule load_rule(const std::string& path) {
 }
 
 std::string default_rule_path() {
-    if (const char* dir = std::getenv("KSWEEP_DATA_DIR"))
-        return std::string(dir) + "/rules/msleep_small.yaml";
-    return std::string(KSWEEP_DATA_DIR) + "/rules/msleep_small.yaml";
+    return data_file("rules/msleep_small.yaml");
 }
 
 } // namespace ksweep

@@ -1,5 +1,6 @@
 #include "series/subject_table.h"
 
+#include "core/data_dir.h"
 #include "core/file_io.h"
 #include "core/yaml_checks.h"
 
@@ -193,9 +194,7 @@ SubjectTable load_subject_table(const std::string& path) {
 }
 
 std::string default_subject_table_path() {
-    if (const char* dir = std::getenv("KSWEEP_DATA_DIR"))
-        return std::string(dir) + "/rules/subject_prefixes.yaml";
-    return std::string(KSWEEP_DATA_DIR) + "/rules/subject_prefixes.yaml";
+    return data_file("rules/subject_prefixes.yaml");
 }
 
 const SubjectTable& shipped_subject_table() {

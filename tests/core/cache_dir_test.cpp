@@ -1,8 +1,10 @@
 #include "core/cache_dir.h"
+#include "core/data_dir.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <optional>
 #include <string>
 
@@ -54,6 +56,25 @@ TEST(CacheDir, XdgCacheHomeIsNotConsulted) {
     ScopedEnv home("HOME", "/home/maintainer");
     ScopedEnv xdg("XDG_CACHE_HOME", "/elsewhere");
     EXPECT_EQ(ksweep::cache_dir(), "/home/maintainer/.cache/ksweep");
+}
+
+// The shipped data: the source tree ksweep was built from, unless KSWEEP_DATA_DIR says where
+// a relocated copy is.
+TEST(DataDir, ShippedRulesAreFoundInTheBuiltFromTree) {
+    ScopedEnv data("KSWEEP_DATA_DIR", nullptr);
+    EXPECT_TRUE(std::filesystem::exists(ksweep::data_file("rules/msleep_small.yaml")));
+    EXPECT_EQ(ksweep::data_file("rules/msleep_small.yaml"),
+              std::string(KSWEEP_SOURCE_DIR) + "/rules/msleep_small.yaml");
+}
+
+TEST(DataDir, KsweepDataDirWinsAndEmptyMeansUnset) {
+    {
+        ScopedEnv data("KSWEEP_DATA_DIR", "/opt/ksweep");
+        EXPECT_EQ(ksweep::data_file("rules/subject_prefixes.yaml"),
+                  "/opt/ksweep/rules/subject_prefixes.yaml");
+    }
+    ScopedEnv empty("KSWEEP_DATA_DIR", "");
+    EXPECT_EQ(ksweep::data_file("rules/x.yaml"), std::string(KSWEEP_SOURCE_DIR) + "/rules/x.yaml");
 }
 
 } // namespace
