@@ -19,7 +19,7 @@ namespace ksweep::validate {
 
 struct GuestRunOptions {
     std::string qemu = "qemu-system-x86_64";
-    std::string kernel_image; // /boot/vmlinuz-<release>
+    std::string kernel_image; // guest_kernel(): the PVH vmlinux, or /boot/vmlinuz-<release>
     std::string initramfs;
     std::string tpmd;    // the ksweep-tpmd executable
     std::string profile; // its device profile (qemu/profiles/*.yaml)
