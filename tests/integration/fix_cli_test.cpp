@@ -1,45 +1,27 @@
 // `ksweep fix` end to end on a small tree of our fixtures, with the real scanner: the diff it
 // prints applies and gives exactly the expected texts, --in-place writes the same, a second
 // run prints nothing, and bad input exits 2 without touching anything.
+#include "../series/test_repo.h"
 #include "core/file_io.h"
 
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
-#include <sstream>
-#include <sys/wait.h>
 
 namespace fs = std::filesystem;
 
 namespace ksweep {
 namespace {
 
+// The commands here redirect stderr themselves.
+test::CommandResult run(const std::string& cmd) {
+    return test::run(cmd, false);
+}
+
 const char* kFixtures[] = {"literal", "macro_usec", "macro_scaled", "quux_body"};
 
 std::string read(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
-struct Command {
-    int rc;
-    std::string out;
-};
-
-Command run(const std::string& cmd) {
-    Command r{-1, ""};
-    FILE* p = popen(cmd.c_str(), "r");
-    if (!p)
-        return r;
-    char buf[4096];
-    for (size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;)
-        r.out.append(buf, n);
-    const int status = pclose(p);
-    r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    return r;
+    return read_file(p).value_or("");
 }
 
 class FixCli : public ::testing::Test {
@@ -54,10 +36,10 @@ class FixCli : public ::testing::Test {
         const std::string git = "git -C '" + tree_.string() + "' ";
         ASSERT_EQ(run(git + "init -q && " + git + "add . && " + git +
                       "-c user.name=t -c user.email=t@invalid commit -q -m base")
-                      .rc,
+                      .status,
                   0);
     }
-    Command ksweep(const std::string& args) {
+    test::CommandResult ksweep(const std::string& args) {
         return run(std::string(KSWEEP_BINARY) + " fix --lexical-only " + args + " 2>/dev/null");
     }
     std::string expected(const char* f) {
@@ -69,33 +51,33 @@ class FixCli : public ::testing::Test {
 };
 
 TEST_F(FixCli, TheDiffAppliesAndGivesTheExpectedTexts) {
-    const Command diff = ksweep("'" + tree_.string() + "'");
-    ASSERT_EQ(diff.rc, 0);
+    const test::CommandResult diff = ksweep("'" + tree_.string() + "'");
+    ASSERT_EQ(diff.status, 0);
     for (const char* f : kFixtures) // the tree is untouched without --in-place
         EXPECT_EQ(read(tree_ / "drivers/misc" / (std::string(f) + ".c")),
                   read(fs::path(KSWEEP_FIXTURES) / "fix" / (std::string(f) + ".c")));
     const fs::path patch = tree_ / "fix.diff";
-    std::ofstream(patch) << diff.out;
-    ASSERT_EQ(run("git -C '" + tree_.string() + "' apply '" + patch.string() + "'").rc, 0)
-        << diff.out;
+    std::ofstream(patch) << diff.output;
+    ASSERT_EQ(run("git -C '" + tree_.string() + "' apply '" + patch.string() + "'").status, 0)
+        << diff.output;
     for (const char* f : kFixtures)
         EXPECT_EQ(read(tree_ / "drivers/misc" / (std::string(f) + ".c")), expected(f)) << f;
 }
 
 TEST_F(FixCli, InPlaceWritesTheSameAndASecondRunChangesNothing) {
-    ASSERT_EQ(ksweep("--in-place '" + tree_.string() + "' drivers/misc").rc, 0);
+    ASSERT_EQ(ksweep("--in-place '" + tree_.string() + "' drivers/misc").status, 0);
     for (const char* f : kFixtures)
         EXPECT_EQ(read(tree_ / "drivers/misc" / (std::string(f) + ".c")), expected(f)) << f;
-    const Command again = ksweep("'" + tree_.string() + "'");
-    EXPECT_EQ(again.rc, 0);
-    EXPECT_EQ(again.out, "");
+    const test::CommandResult again = ksweep("'" + tree_.string() + "'");
+    EXPECT_EQ(again.status, 0);
+    EXPECT_EQ(again.output, "");
 }
 
 TEST_F(FixCli, BadInputExitsTwo) {
-    EXPECT_EQ(ksweep("/nonexistent/tree").rc, 2);
-    EXPECT_EQ(ksweep("'" + tree_.string() + "' drivers/nothing-here").rc, 2);
-    EXPECT_EQ(ksweep("--rule /nonexistent.yaml '" + tree_.string() + "'").rc, 2);
-    EXPECT_EQ(ksweep("").rc, 2); // no TREE
+    EXPECT_EQ(ksweep("/nonexistent/tree").status, 2);
+    EXPECT_EQ(ksweep("'" + tree_.string() + "' drivers/nothing-here").status, 2);
+    EXPECT_EQ(ksweep("--rule /nonexistent.yaml '" + tree_.string() + "'").status, 2);
+    EXPECT_EQ(ksweep("").status, 2); // no TREE
 }
 
 } // namespace

@@ -1,17 +1,16 @@
 // The historical case: Debian 6.1's tpm_i2c_nuvoton.c turned back into its pre-v4.12 msleep()
 // form by tests/historical/nuvoton_pre_v4_12.sh, then `ksweep fix` must do what upstream
 // a233a0289cf9 did, and the result must build as a module against Debian's 6.1 headers.
+#include "../series/test_repo.h"
 #include "core/file_io.h"
 #include "rewrite/macro_uses.h"
 
-#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
 #include "require_env.h"
 #include <regex>
-#include <sstream>
 
 namespace fs = std::filesystem;
 
@@ -21,34 +20,12 @@ namespace {
 const std::string kNuvoton = "drivers/char/tpm/tpm_i2c_nuvoton.c";
 
 std::string read(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
+    return read_file(p).value_or("");
 }
 
-std::string quote(const std::string& s) {
-    return "'" + s + "'";
-}
+using test::quote;
+using test::run;
 
-struct Command {
-    int rc;
-    std::string out;
-};
-
-// What a shell command printed (stdout and stderr) and its exit code.
-Command run(const std::string& cmd) {
-    Command r{-1, ""};
-    FILE* p = popen((cmd + " 2>&1").c_str(), "r");
-    if (!p)
-        return r;
-    char buf[4096];
-    for (size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;)
-        r.out.append(buf, n);
-    const int status = pclose(p);
-    r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    return r;
-}
 
 // KSWEEP_TREE_6_1 and KSWEEP_HEADERS from the environment or scripts/setup.sh's env file.
 std::string kernel_setting(const std::string& name) {
@@ -85,17 +62,17 @@ class HistoricalNuvoton : public ::testing::Test {
         fs::create_directories(tree_ / "drivers/char/tpm");
         fs::copy_file(fs::path(src_) / "Makefile", tree_ / "Makefile");
         fs::copy_file(fs::path(src_) / "drivers/char/tpm/tpm.h", tree_ / "drivers/char/tpm/tpm.h");
-        const Command script =
+        const test::CommandResult script =
             run(std::string(KSWEEP_SOURCE_DIR) + "/tests/historical/nuvoton_pre_v4_12.sh " +
                 quote(src_ + "/" + kNuvoton) + " " + quote((tree_ / kNuvoton).string()));
-        ASSERT_EQ(script.rc, 0) << script.out;
+        ASSERT_EQ(script.status, 0) << script.output;
         const std::string git = "git -C " + quote(tree_.string()) + " ";
         ASSERT_EQ(run(git + "init -q && " + git + "add -f . && " + git +
                       "-c user.name=t -c user.email=t@invalid commit -q -m base")
-                      .rc,
+                      .status,
                   0);
     }
-    Command ksweep(const std::string& args) {
+    test::CommandResult ksweep(const std::string& args) {
         return run(std::string(KSWEEP_BINARY) + " fix " + args + " " + quote(tree_.string()) +
                    " drivers/char/tpm");
     }
@@ -119,8 +96,8 @@ TEST_F(HistoricalNuvoton, TheScriptGivesThePreV412Form) {
 }
 
 TEST_F(HistoricalNuvoton, FixDoesWhatUpstreamA233a0289cf9DidAndTheModuleBuilds) {
-    const Command fix = ksweep("--in-place");
-    ASSERT_EQ(fix.rc, 0) << fix.out;
+    const test::CommandResult fix = ksweep("--in-place");
+    ASSERT_EQ(fix.status, 0) << fix.output;
     const std::string fixed = read(tree_ / kNuvoton);
 
     // Four usleep_range sites, no msleep left.
@@ -154,9 +131,9 @@ TEST_F(HistoricalNuvoton, FixDoesWhatUpstreamA233a0289cf9DidAndTheModuleBuilds) 
     EXPECT_EQ(code_tokens(fixed), upstream);
 
     // A second fix changes nothing.
-    const Command again = ksweep("");
-    EXPECT_EQ(again.rc, 0);
-    EXPECT_EQ(again.out.find("diff --git"), std::string::npos) << again.out;
+    const test::CommandResult again = ksweep("");
+    EXPECT_EQ(again.status, 0);
+    EXPECT_EQ(again.output.find("diff --git"), std::string::npos) << again.output;
 
     // It builds as a module against Debian's 6.1 headers (REFERENCE §3).
     const fs::path module = work_.path() / "module";
@@ -164,28 +141,28 @@ TEST_F(HistoricalNuvoton, FixDoesWhatUpstreamA233a0289cf9DidAndTheModuleBuilds) 
     fs::copy_file(tree_ / kNuvoton, module / "tpm_i2c_nuvoton.c");
     fs::copy_file(tree_ / "drivers/char/tpm/tpm.h", module / "tpm.h");
     std::ofstream(module / "Kbuild") << "obj-m := tpm_i2c_nuvoton.o\n";
-    const Command build =
+    const test::CommandResult build =
         run("make -s -C " + quote(headers_) + " M=" + quote(module.string()) + " modules");
-    EXPECT_EQ(build.rc, 0) << build.out;
+    EXPECT_EQ(build.status, 0) << build.output;
     EXPECT_TRUE(fs::exists(module / "tpm_i2c_nuvoton.ko"));
 }
 
 TEST_F(HistoricalNuvoton, InPlaceRefusesUncommittedFilesAndTreesOutsideGit) {
     const std::string before = read(tree_ / kNuvoton);
     std::ofstream(tree_ / kNuvoton, std::ios::app) << "/* local change */\n";
-    const Command dirty = ksweep("--in-place");
-    EXPECT_EQ(dirty.rc, 2);
-    EXPECT_NE(dirty.out.find("uncommitted"), std::string::npos) << dirty.out;
+    const test::CommandResult dirty = ksweep("--in-place");
+    EXPECT_EQ(dirty.status, 2);
+    EXPECT_NE(dirty.output.find("uncommitted"), std::string::npos) << dirty.output;
     EXPECT_EQ(read(tree_ / kNuvoton), before + "/* local change */\n");
 
     fs::remove_all(tree_ / ".git");
-    const Command no_git = ksweep("--in-place");
-    EXPECT_EQ(no_git.rc, 2);
-    EXPECT_NE(no_git.out.find("not in a git work tree"), std::string::npos) << no_git.out;
+    const test::CommandResult no_git = ksweep("--in-place");
+    EXPECT_EQ(no_git.status, 2);
+    EXPECT_NE(no_git.output.find("not in a git work tree"), std::string::npos) << no_git.output;
     EXPECT_EQ(read(tree_ / kNuvoton), before + "/* local change */\n");
 
-    const Command forced = ksweep("--in-place --force");
-    EXPECT_EQ(forced.rc, 0) << forced.out;
+    const test::CommandResult forced = ksweep("--in-place --force");
+    EXPECT_EQ(forced.status, 0) << forced.output;
     EXPECT_NE(read(tree_ / kNuvoton).find("usleep_range"), std::string::npos);
 }
 
