@@ -144,7 +144,6 @@ SeriesRepo open_scratch(const std::string& tree, const std::string& cache_dir, S
     Fnv key;
     key.add(tree);
     SeriesRepo out;
-    out.scratch = true;
     out.git_dir = cache_dir + "/scratch/" + fs::path(tree).filename().string() + "-" + key.hex();
     fs::create_directories(out.git_dir);
 

@@ -43,9 +43,9 @@ struct SeriesRepo {
     Repository repo;
     git_oid base{};          // the commit the series starts from
     std::string tree_prefix; // the tree's path inside the repository ("" or "sub/dir/")
-    bool scratch = false;    // true: a scratch repository made for a tree outside git
     std::string git_dir;     // where the repository lives
-    std::optional<ScratchRepository> owned; // set exactly when `scratch`
+    // Set exactly when this is a scratch repository ksweep made for a tree outside git.
+    std::optional<ScratchRepository> owned;
 };
 
 struct ScratchStats {

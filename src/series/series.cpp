@@ -306,7 +306,7 @@ SeriesResult write_series(const Rule& rule, const FixResult& fix, const SeriesOp
     const int abbrev = configured_abbrev(repo.repo.get());
 
     SeriesResult result;
-    result.scratch = repo.scratch;
+    result.scratch = repo.owned.has_value();
     result.repository = repo.git_dir;
 
     // A file whose text differs from the base commit has changes of its own (uncommitted, or
@@ -372,7 +372,7 @@ SeriesResult write_series(const Rule& rule, const FixResult& fix, const SeriesOp
             MessageContext ctx{
                 &rule, p.files, fix.scan.hz, fix.scan.kernel, report.for_files(names), &report};
             std::optional<std::string> prefix;
-            if (!repo.scratch)
+            if (!repo.owned)
                 prefix = modal_prefix(history_subjects(repo.repo.get(), repo.base, repo_paths));
             if (!prefix)
                 prefix = prefix_from_maintainers(maintainers, names.front(), p.module);
