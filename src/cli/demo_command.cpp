@@ -136,17 +136,8 @@ void print_device_table(const validate::DeviceRun& run) {
 }
 
 void print_validation(const validate::ValidationReport& report) {
-    std::printf("\nvalidation (%s):\n", report.passed() ? "PASSED" : "FAILED");
-    for (const auto& e : report.errors)
-        std::printf("  error: %s\n", e.c_str());
-    for (const auto& patch : report.patches) {
-        std::printf("  %zu/%zu %s\n", patch.number, report.patches.size(), patch.subject.c_str());
-        for (size_t l = 0; l < patch.levels.size(); ++l)
-            if (patch.levels[l].status != validate::LevelStatus::skipped)
-                std::printf("      L%zu %-14s %s\n", l + 1,
-                            validate::to_string(patch.levels[l].status),
-                            patch.levels[l].message.c_str());
-    }
+    std::printf("\nvalidation (%s):\n%s", report.passed() ? "PASSED" : "FAILED",
+                validate::render_level_lines(report, "  ").c_str());
     for (const auto& patch : report.patches)
         for (const auto& run : patch.devices)
             print_device_table(run);

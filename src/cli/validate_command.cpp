@@ -2,6 +2,7 @@
 // builds, L4 QEMU boots with the emulated device) and write the report (md, json, svg).
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "validate/report_render.h"
 #include "validate/validate_run.h"
 
 #include <chrono>
@@ -111,16 +112,7 @@ int validate_command(int argc, char** argv) {
         return 1;
     }
 
-    for (const auto& error : report.errors)
-        std::printf("error: %s\n", error.c_str());
-    for (const auto& patch : report.patches) {
-        std::printf("%zu/%zu %s\n", patch.number, report.patches.size(), patch.subject.c_str());
-        for (size_t l = 0; l < patch.levels.size(); ++l)
-            if (patch.levels[l].status != validate::LevelStatus::skipped)
-                std::printf("    L%zu %-14s %s\n", l + 1,
-                            validate::to_string(patch.levels[l].status),
-                            patch.levels[l].message.c_str());
-    }
+    std::fputs(validate::render_level_lines(report, "").c_str(), stdout);
     std::printf("%s: report %s, %s", report.passed() ? "PASSED" : "FAILED", files.markdown.c_str(),
                 files.json.c_str());
     for (const auto& chart : files.charts)

@@ -1,5 +1,6 @@
-// The three renderings of a validation report: Markdown for people (and the issue/cover letter),
-// JSON with every sample for tools (docs/report-json.md), SVG of the latency distributions.
+// The renderings of a validation report: Markdown for people (and the issue/cover letter),
+// JSON with every sample for tools (docs/report-json.md), SVG of the latency distributions, and
+// the terminal's per-patch level list.
 #pragma once
 
 #include "validate/validate_report.h"
@@ -16,6 +17,11 @@ std::string render_markdown(const ValidationReport& report,
                             const std::vector<std::string>& chart_files = {});
 
 std::string render_json(const ValidationReport& report);
+
+// The terminal summary `ksweep validate` and `ksweep demo` print: report-wide errors, then each
+// patch and its levels that ran ("1/4 subject", "    L2 passed   0 errors, ..."), every line
+// starting with `indent`.
+std::string render_level_lines(const ValidationReport& report, const std::string& indent);
 
 // Overlaid histograms of the baseline and patched extend times on a log time axis, medians
 // marked and labelled; `title` goes on top.

@@ -130,6 +130,20 @@ TEST(ReportTest, JsonHasTheIntervalAndPValueNextToTheRatio) {
         << js;
 }
 
+TEST(ReportTest, LevelLinesListEachPatchAndTheLevelsThatRan) {
+    ValidationReport r = sample_report();
+    r.errors = {"no headers"};
+    r.patches[0].levels[2].status = LevelStatus::skipped; // not run: not listed
+    std::string text = render_level_lines(r, "  ");
+    EXPECT_EQ(text.substr(0, text.find('\n', text.find("L2"))),
+              "  error: no headers\n"
+              "  1/1 tpm: tpm_i2c_nuvoton: use usleep_range() | for short sleeps\n"
+              "      L1 passed         \n"
+              "      L2 passed         0 errors, 0 warnings, 0 checks");
+    EXPECT_EQ(text.find("L3"), std::string::npos) << text;
+    EXPECT_NE(text.find("      L4 passed"), std::string::npos) << text;
+}
+
 TEST(ReportTest, FailedLevelMakesTheReportFail) {
     ValidationReport r = sample_report();
     r.patches[0].levels[3].status = LevelStatus::failed;
