@@ -2,7 +2,7 @@
 # /init of the ksweep validation guest (busybox sh). Loads the modules listed in
 # /lib/modules/load.order, creates the I2C TPM through sysfs, waits for /dev/tpm0, runs the
 # extend benchmark and powers off. Every line for the host starts with "ksweep-guest:" or
-# "ksweep-extend:" (see src/validate/guest_output.cpp); the host also enforces a timeout, so
+# "ksweep-extend:" (see src/guest/guest_output.cpp); the host also enforces a timeout, so
 # this script never needs to wait forever.
 #
 # Kernel command line parameters (set by the runner):

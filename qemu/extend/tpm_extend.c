@@ -4,7 +4,7 @@
 //
 // Built static (gcc -static) because the guest's initramfs has no C library.
 //
-// Output, one record per line, parsed by src/validate/guest_output.cpp:
+// Output, one record per line, parsed by src/guest/guest_output.cpp:
 //   ksweep-extend: begin n=<N>
 //   ksweep-extend: reset rc=0x<rc>
 //   ksweep-extend: pcr16-initial <64 hex>

@@ -3,7 +3,7 @@
 #include "check/hunk_apply.h"
 #include "check/shadow_tree.h"
 #include "core/file_io.h"
-#include "core/kernel_tree.h"
+#include "kbuild/kernel_tree.h"
 #include "rewrite/scanner.h"
 
 #include <cstdio>
@@ -13,6 +13,8 @@
 namespace fs = std::filesystem;
 
 namespace ksweep::check {
+
+using namespace ksweep::kbuild;
 
 namespace {
 

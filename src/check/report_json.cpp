@@ -1,12 +1,14 @@
 // check's JSON: every warning with everything the scanner knows about the call, grouped by
 // input (patch file, stdin, or commit), plus totals. Keys keep this order; one document per run.
 #include "check/report_format.h"
-#include "core/kernel_tree.h"
+#include "kbuild/kernel_tree.h"
 
 #include <llvm/Support/JSON.h>
 #include <llvm/Support/raw_ostream.h>
 
 namespace ksweep::check {
+
+using namespace ksweep::kbuild;
 
 namespace {
 

@@ -10,23 +10,25 @@
 #include "cli/output.h"
 #include "core/data_dir.h"
 #include "core/rule.h"
+#include "guest/guest_benchmark.h"
 #include "rewrite/fixer.h"
 #include "rewrite/scanner.h"
 #include "series/series.h"
-#include "validate/guest_benchmark.h"
 #include "validate/report_render.h"
 #include "validate/validate_run.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
-#include <algorithm>
 #include <map>
 
 namespace fs = std::filesystem;
 
 namespace ksweep::cli {
+
+using namespace ksweep::guest;
 
 namespace {
 
@@ -37,19 +39,19 @@ using Clock = std::chrono::steady_clock;
 
 // "[  12.3s] what" on stderr: the demo's log of steps, readable on a terminal and in a file.
 class StepLog {
-public:
+  public:
     void operator()(const std::string& what) const {
         std::fprintf(stderr, "[%6.1fs] %s\n", seconds(), what.c_str());
     }
-    double seconds() const {
-        return std::chrono::duration<double>(Clock::now() - start_).count();
-    }
+    double seconds() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
 
-private:
+  private:
     Clock::time_point start_ = Clock::now();
 };
 
-int run(const std::string& command) { return std::system(command.c_str()); }
+int run(const std::string& command) {
+    return std::system(command.c_str());
+}
 
 std::string shell_quote(const std::string& s) {
     std::string out = "'";
@@ -61,7 +63,7 @@ std::string shell_quote(const std::string& s) {
 // The demo tree: hard links to the cached 6.1 source (cheap, read-only use), except the
 // nuvoton driver, which is a new file with the historical content, so the cached source is
 // never written through a shared inode. Made once and reused.
-std::string prepare_demo_tree(const validate::GuestEnvironment& env, const StepLog& log) {
+std::string prepare_demo_tree(const guest::GuestEnvironment& env, const StepLog& log) {
     fs::path dir = fs::path(env.cache_dir) / "demo" / "linux-source-6.1-nuvoton-2017";
     fs::path ready = dir / ".ksweep-demo-ready";
     if (fs::exists(ready))
@@ -74,8 +76,9 @@ std::string prepare_demo_tree(const validate::GuestEnvironment& env, const StepL
     fs::path target = dir / kNuvoton;
     fs::path historical = target.string() + ".pre-v4.12";
     std::string script = data_file("tests/historical/nuvoton_pre_v4_12.sh");
-    if (run("bash " + shell_quote(script) + " " + shell_quote((fs::path(env.tree) / kNuvoton).string()) +
-            " " + shell_quote(historical.string())) != 0)
+    if (run("bash " + shell_quote(script) + " " +
+            shell_quote((fs::path(env.tree) / kNuvoton).string()) + " " +
+            shell_quote(historical.string())) != 0)
         throw std::runtime_error("the historical script failed on " + std::string(kNuvoton));
     fs::remove(target); // the hard link, not the cached file
     fs::rename(historical, target);
@@ -121,8 +124,7 @@ void print_device_table(const validate::DeviceRun& run) {
     std::printf("\n%s, %u TPM2_PCR_Extend per boot, %d+%d boots (emulated Nuvoton I2C TPM, "
                 "QEMU TCG with -icount shift=0, HZ=250):\n\n",
                 run.driver.c_str(), run.extends, run.baseline.boots, run.patched.boots);
-    std::printf("  %-9s %10s  %-21s %10s %10s\n", "variant", "total", "min - max", "median",
-                "p95");
+    std::printf("  %-9s %10s  %-21s %10s %10s\n", "variant", "total", "min - max", "median", "p95");
     for (const auto* v : {&run.baseline, &run.patched}) {
         const auto& s = v->summary;
         std::string range = format_duration_us(s.min_us) + " - " + format_duration_us(s.max_us);
@@ -176,7 +178,7 @@ int demo_command(int argc, char** argv) {
 
     StepLog log;
     try {
-        auto env = validate::GuestEnvironment::load();
+        auto env = guest::GuestEnvironment::load();
         Rule rule = load_rule(default_rule_path());
         std::string tree = prepare_demo_tree(env, log);
 

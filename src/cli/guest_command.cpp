@@ -4,7 +4,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "core/file_io.h"
-#include "validate/guest_benchmark.h"
+#include "guest/guest_benchmark.h"
 
 #include <chrono>
 #include <cstdio>
@@ -16,6 +16,8 @@
 namespace fs = std::filesystem;
 
 namespace ksweep::cli {
+
+using namespace ksweep::guest;
 
 namespace {
 
@@ -48,7 +50,7 @@ class ProgressLine {
     std::chrono::steady_clock::time_point start_;
 };
 
-std::string build_line(const validate::ModuleBuildResult& build) {
+std::string build_line(const guest::ModuleBuildResult& build) {
     std::string line = build.cached ? "cached" : "built";
     line += ", " + std::to_string(build.warnings.size()) + " warning(s)";
     return line;
@@ -85,9 +87,9 @@ int guest_command(int argc, char** argv) {
         return 2;
     }
 
-    validate::GuestBenchmarkOptions options;
+    guest::GuestBenchmarkOptions options;
     try {
-        auto env = validate::GuestEnvironment::load();
+        auto env = guest::GuestEnvironment::load();
         options.driver_source = driver_source.empty()
                                     ? env.tree + "/drivers/char/tpm/tpm_i2c_nuvoton.c"
                                     : driver_source;
@@ -118,11 +120,11 @@ int guest_command(int argc, char** argv) {
         options.run_dir = keep;
     }
 
-    validate::GuestBenchmarkResult result;
+    guest::GuestBenchmarkResult result;
     {
         ProgressLine progress;
         options.on_progress = [&](const std::string& text) { progress.show(text); };
-        result = validate::run_guest_benchmark(options);
+        result = guest::run_guest_benchmark(options);
     }
     if (!result.error.empty()) { // it never booted: nothing in the run directory to look at
         std::fprintf(stderr, "ksweep guest: %s\n", result.error.c_str());
@@ -133,10 +135,11 @@ int guest_command(int argc, char** argv) {
                 build_line(result.driver_build).c_str());
     for (const auto& w : result.driver_build.warnings)
         std::printf("          %s\n", w.c_str());
-    std::printf("boot      %s, QEMU ran %.1f s at nice %d%s\n", validate::to_string(run.outcome),
+    std::printf("boot      %s, QEMU ran %.1f s at nice %d%s\n", guest::to_string(run.outcome),
                 run.wall_seconds, run.nice,
-                run.nice < 0 ? "" : " (could not raise its priority: host load shows in the times)");
-    std::printf("extends   %s\n", validate::format_summary(result.summary).c_str());
+                run.nice < 0 ? ""
+                             : " (could not raise its priority: host load shows in the times)");
+    std::printf("extends   %s\n", guest::format_summary(result.summary).c_str());
     std::printf("result    %s\n", run.message.c_str());
     if (run.device)
         std::printf("device    %s (%ld commands)\n", run.device->summary().c_str(),

@@ -4,22 +4,23 @@
 #include "cli/commands.h"
 #include "cli/output.h"
 #include "cli/tree_paths.h"
-#include "core/kernel_tree.h"
 #include "core/rule.h"
+#include "kbuild/kernel_tree.h"
 #include "rewrite/cross_check.h"
 #include "rewrite/scanner.h"
 
-#include <llvm/Support/JSON.h>
-#include <llvm/Support/raw_ostream.h>
-
 #include <cstdio>
 #include <filesystem>
+#include <llvm/Support/JSON.h>
+#include <llvm/Support/raw_ostream.h>
 #include <map>
 #include <set>
 
 namespace fs = std::filesystem;
 
 namespace ksweep::cli {
+
+using namespace ksweep::kbuild;
 
 namespace {
 
@@ -181,7 +182,8 @@ int scan_command(int argc, char** argv) {
     args.option("--build-dir", &build_dir, "DIR",
                 "prepared kernel build/headers dir (default: found for the tree's version)");
     args.option("--hz", &hz, "N", "CONFIG_HZ for the sleep model (default: the build dir's)");
-    args.flag("--lexical-only", &lexical_only, "skip the semantic engine (literals, same-file #defines)");
+    args.flag("--lexical-only", &lexical_only,
+              "skip the semantic engine (literals, same-file #defines)");
     args.flag("--fail-on-findings", &fail_on_findings, "exit 1 when a site is actionable");
     args.option("--engine", &engine, "clang|cocci",
                 "clang engines (default), or spatch with the rule's .cocci twin");
@@ -191,7 +193,8 @@ int scan_command(int argc, char** argv) {
     if (auto rc = args.parse(argc, argv))
         return *rc;
     if (format != "text" && format != "json") {
-        std::fprintf(stderr, "ksweep scan: --format must be text or json, not '%s'\n", format.c_str());
+        std::fprintf(stderr, "ksweep scan: --format must be text or json, not '%s'\n",
+                     format.c_str());
         return 2;
     }
     if (jobs < 1 || hz < 0) {

@@ -5,17 +5,20 @@
 #include "cli/output.h"
 #include "cli/tree_paths.h"
 #include "core/rule.h"
+#include "git/scratch_prune.h"
 #include "rewrite/fixer.h"
 #include "rewrite/scanner.h"
-#include "series/scratch_prune.h"
 #include "series/series.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 
 namespace fs = std::filesystem;
 
 namespace ksweep::cli {
+
+using namespace ksweep::git;
 
 namespace {
 
@@ -29,7 +32,7 @@ void print_result(const series::SeriesResult& r) {
     if (r.pruned_branches > 0)
         std::printf("pruned %zu old ksweep branch%s in the scratch repository (keeping %zu)\n",
                     r.pruned_branches, r.pruned_branches == 1 ? "" : "es",
-                    series::kScratchBranchesKept);
+                    git::kScratchBranchesKept);
     if (r.series.size() > 1)
         std::printf("More patches than one series should carry: split into %zu series.\n",
                     r.series.size());
@@ -115,6 +118,9 @@ int series_command(int argc, char** argv) {
         options.cache_dir = cache_dir;
         options.signature = std::string("ksweep ") + KSWEEP_VERSION;
         options.thread = !no_thread;
+        // The reproducible-builds convention: a fixed date makes two runs write the same mails.
+        if (const char* epoch = std::getenv("SOURCE_DATE_EPOCH"))
+            options.now = std::stoll(epoch);
         print_result(series::write_series(rule, fix, options));
         return 0;
     } catch (const RuleError& e) {

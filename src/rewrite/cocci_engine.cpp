@@ -1,6 +1,6 @@
 #include "rewrite/cocci_engine.h"
 
-#include "core/kernel_tree.h"
+#include "kbuild/kernel_tree.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -18,6 +18,8 @@
 namespace fs = std::filesystem;
 
 namespace ksweep {
+
+using namespace ksweep::kbuild;
 
 namespace {
 

@@ -1,15 +1,16 @@
 #include "rewrite/compile_flags.h"
 
-#include "rewrite/kbuild_flags.h"
-
-#include <clang/Tooling/JSONCompilationDatabase.h>
+#include "kbuild/kbuild_flags.h"
 
 #include <algorithm>
+#include <clang/Tooling/JSONCompilationDatabase.h>
 #include <filesystem>
 
 namespace fs = std::filesystem;
 
 namespace ksweep {
+
+using namespace ksweep::kbuild;
 
 namespace {
 
@@ -39,13 +40,31 @@ std::string arch_of(const std::vector<std::string>& roots) {
 
 // Flags gcc understands and clang does not, or that make a syntax-only parse noisy.
 bool drop_flag(const std::string& a) {
-    static const char* const prefixes[] = {
-        "-W", "-fconserve-stack", "-fno-allow-store-data-races", "-mindirect-branch",
-        "-mfunction-return", "-fno-var-tracking", "-mrecord-mcount", "-fmin-function-alignment",
-        "-mskip-rax-setup", "-fsanitize", "-fplugin", "-fno-ipa", "-fzero-call-used-regs",
-        "-mharden-sls", "-fpatchable-function-entry", "-falign-jumps", "-fstack-clash",
-        "-mpreferred-stack-boundary", "-Wp,", "-g", "-O", "-pg", "-mfentry", "-fcf-protection",
-        "-fno-stack-clash"};
+    static const char* const prefixes[] = {"-W",
+                                           "-fconserve-stack",
+                                           "-fno-allow-store-data-races",
+                                           "-mindirect-branch",
+                                           "-mfunction-return",
+                                           "-fno-var-tracking",
+                                           "-mrecord-mcount",
+                                           "-fmin-function-alignment",
+                                           "-mskip-rax-setup",
+                                           "-fsanitize",
+                                           "-fplugin",
+                                           "-fno-ipa",
+                                           "-fzero-call-used-regs",
+                                           "-mharden-sls",
+                                           "-fpatchable-function-entry",
+                                           "-falign-jumps",
+                                           "-fstack-clash",
+                                           "-mpreferred-stack-boundary",
+                                           "-Wp,",
+                                           "-g",
+                                           "-O",
+                                           "-pg",
+                                           "-mfentry",
+                                           "-fcf-protection",
+                                           "-fno-stack-clash"};
     return std::any_of(std::begin(prefixes), std::end(prefixes),
                        [&](const char* p) { return a.rfind(p, 0) == 0; });
 }
@@ -60,7 +79,8 @@ CompileFlags::CompileFlags(std::string tree, std::string build_dir)
             continue;
         std::string error;
         database_ = clang::tooling::JSONCompilationDatabase::loadFromFile(
-            dir + "/compile_commands.json", error, clang::tooling::JSONCommandLineSyntax::AutoDetect);
+            dir + "/compile_commands.json", error,
+            clang::tooling::JSONCommandLineSyntax::AutoDetect);
         if (database_) {
             database_path_ = dir + "/compile_commands.json";
             break;
@@ -73,9 +93,9 @@ CompileFlags::CompileFlags(std::string tree, std::string build_dir)
     arch_ = arch_of(build_dir_.empty() ? roots : build_roots(build_dir_));
     // kbuild's LINUXINCLUDE order; each directory from the tree first, then the build dirs.
     const std::string a = "arch/" + arch_ + "/include";
-    for (const auto& sub : {a, a + "/generated", std::string("include"), a + "/uapi",
-                            a + "/generated/uapi", std::string("include/uapi"),
-                            std::string("include/generated/uapi")})
+    for (const auto& sub :
+         {a, a + "/generated", std::string("include"), a + "/uapi", a + "/generated/uapi",
+          std::string("include/uapi"), std::string("include/generated/uapi")})
         for (const auto& root : roots)
             if (fs::is_directory(root + "/" + sub))
                 include_dirs_.push_back(root + "/" + sub);
@@ -134,9 +154,13 @@ std::vector<std::string> CompileFlags::synthesized(const std::string& rel_path) 
     fs::path rel(rel_path);
     std::string base = rel.stem().string();
     std::replace(base.begin(), base.end(), '-', '_');
-    std::vector<std::string> args{"-nostdinc", "-std=gnu11", "-Wno-everything", "-ferror-limit=1",
+    std::vector<std::string> args{"-nostdinc",
+                                  "-std=gnu11",
+                                  "-Wno-everything",
+                                  "-ferror-limit=1",
                                   "-fno-caret-diagnostics",
-                                  "-fno-strict-aliasing", "-fno-common"};
+                                  "-fno-strict-aliasing",
+                                  "-fno-common"};
     if (!build_dir_.empty())
         args.insert(args.end(), {"-D__KERNEL__", "-DMODULE"});
     if (!build_dir_.empty() && arch_ == "x86")

@@ -15,10 +15,12 @@ class CompilationDatabase;
 
 namespace ksweep {
 
+namespace kbuild {
 class KbuildFlags;
+}
 
 class CompileFlags {
-public:
+  public:
     CompileFlags(std::string tree, std::string build_dir);
     ~CompileFlags();
     CompileFlags(CompileFlags&&) noexcept;
@@ -29,14 +31,14 @@ public:
     // "compile_commands.json (path)", "kbuild flags for DIR" or "plain".
     std::string describe() const;
 
-private:
+  private:
     std::vector<std::string> synthesized(const std::string& rel_path) const;
 
     std::string tree_, build_dir_, arch_, database_path_;
     std::unique_ptr<clang::tooling::CompilationDatabase> database_;
     std::vector<std::string> include_dirs_; // -I order, tree first
     std::vector<std::string> forced_includes_;
-    std::unique_ptr<KbuildFlags> kbuild_; // per-directory flags from the tree's Makefiles
+    std::unique_ptr<kbuild::KbuildFlags> kbuild_; // per-directory flags from the tree's Makefiles
 };
 
 } // namespace ksweep

@@ -3,7 +3,7 @@
 #include "rewrite/scanner.h"
 
 #include "core/file_io.h"
-#include "core/kernel_tree.h"
+#include "kbuild/kernel_tree.h"
 #include "rewrite/compile_flags.h"
 #include "rewrite/lexical_scanner.h"
 #include "rewrite/semantic_engine.h"
@@ -19,6 +19,8 @@
 namespace fs = std::filesystem;
 
 namespace ksweep {
+
+using namespace ksweep::kbuild;
 
 namespace {
 
@@ -40,7 +42,8 @@ struct ScanContext {
         if (c.tree.size() > 1 && c.tree.back() == '/')
             c.tree.pop_back();
         c.kernel = read_kernel_version(c.tree).value_or(KernelVersion{});
-        c.build_dir = options.build_dir.empty() ? find_build_dir(c.tree, c.kernel) : options.build_dir;
+        c.build_dir =
+            options.build_dir.empty() ? find_build_dir(c.tree, c.kernel) : options.build_dir;
         if (options.hz > 0)
             c.hz = options.hz;
         else if (auto hz = c.build_dir.empty() ? std::nullopt : read_config_hz(c.build_dir))
@@ -137,7 +140,8 @@ void merge(LexicalSite& site, const SemanticScan& semantic) {
         f.note = "not a constant expression";
 }
 
-FileOutcome scan_file(const ScanContext& c, const std::string& rel_path, const std::string& content) {
+FileOutcome scan_file(const ScanContext& c, const std::string& rel_path,
+                      const std::string& content) {
     FileOutcome out;
     LexicalScan lexical = lexical_scan(c.rule, rel_path, content);
     if (c.semantic && lexical.needs_semantic()) {
@@ -148,10 +152,12 @@ FileOutcome scan_file(const ScanContext& c, const std::string& rel_path, const s
                 merge(site, semantic);
         } else {
             out.semantic_failed = true;
-            out.error = rel_path + ": semantic parse failed, lexical results kept: " + semantic.error;
+            out.error =
+                rel_path + ": semantic parse failed, lexical results kept: " + semantic.error;
             for (auto& site : lexical.sites)
                 if (site.needs_semantic)
-                    site.finding.note = "semantic parse failed (" + semantic.error + "); " + site.finding.note;
+                    site.finding.note =
+                        "semantic parse failed (" + semantic.error + "); " + site.finding.note;
         }
     }
     for (auto& site : lexical.sites)
@@ -171,7 +177,8 @@ std::string relative_to(const fs::path& tree, const fs::path& p) {
 }
 
 // Tree-relative .c/.h files under the paths (the whole tree when none), sorted, unique.
-std::vector<std::string> files_to_scan(const fs::path& tree, const std::vector<std::string>& paths) {
+std::vector<std::string> files_to_scan(const fs::path& tree,
+                                       const std::vector<std::string>& paths) {
     std::vector<std::string> files;
     std::vector<std::string> roots = paths.empty() ? std::vector<std::string>{"."} : paths;
     for (const auto& root : roots) {
@@ -183,7 +190,9 @@ std::vector<std::string> files_to_scan(const fs::path& tree, const std::vector<s
         }
         if (!fs::is_directory(start, ec))
             throw std::runtime_error(root + ": no such file or directory in " + tree.string());
-        fs::recursive_directory_iterator it(start, fs::directory_options::skip_permission_denied, ec), end;
+        fs::recursive_directory_iterator it(start, fs::directory_options::skip_permission_denied,
+                                            ec),
+            end;
         for (; it != end; it.increment(ec)) {
             if (ec)
                 break;

@@ -9,6 +9,8 @@
 
 namespace ksweep::series {
 
+using namespace ksweep::git;
+
 namespace {
 
 // libgit2 ends every mail with "--\nlibgit2 <version>\n\n"; git ends it with "-- \n<sig>\n\n".

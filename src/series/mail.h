@@ -6,7 +6,7 @@
 // byte what git writes for the same commit and options (tests/series/format_patch_test.cpp).
 #pragma once
 
-#include "series/git_handle.h"
+#include "git/git_handle.h"
 
 #include <string>
 #include <vector>

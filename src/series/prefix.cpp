@@ -7,6 +7,8 @@
 
 namespace ksweep::series {
 
+using namespace ksweep::git;
+
 namespace {
 
 // A tag is short and has no spaces inside: "tpm", "drm/i915", "ACPI", "net/mlx5e".

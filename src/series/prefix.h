@@ -15,7 +15,7 @@
 // ": ") or in its own separator ("Input: xpad -", "hwmon: (lm90)"; the subject adds " ").
 #pragma once
 
-#include "series/git_handle.h"
+#include "git/git_handle.h"
 #include "series/maintainers.h"
 #include "series/subject_table.h"
 

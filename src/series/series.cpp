@@ -1,14 +1,14 @@
 #include "series/series.h"
 
 #include "core/cache_dir.h"
-#include "series/git_handle.h"
+#include "git/git_handle.h"
+#include "git/repository.h"
+#include "git/scratch_prune.h"
 #include "series/mail.h"
 #include "series/maintainers.h"
 #include "series/message.h"
 #include "series/prefix.h"
 #include "series/report.h"
-#include "series/repository.h"
-#include "series/scratch_prune.h"
 #include "series/text_wrap.h"
 
 #include <ctime>
@@ -19,6 +19,8 @@
 namespace fs = std::filesystem;
 
 namespace ksweep::series {
+
+using namespace ksweep::git;
 
 namespace {
 

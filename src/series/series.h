@@ -7,8 +7,8 @@
 #pragma once
 
 #include "core/rule.h"
+#include "git/git_handle.h"
 #include "rewrite/fixer.h"
-#include "series/git_handle.h"
 #include "series/grouping.h"
 
 #include <functional>

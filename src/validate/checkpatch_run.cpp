@@ -1,6 +1,6 @@
 #include "validate/checkpatch_run.h"
 
-#include "validate/qemu_process.h"
+#include "core/process.h"
 
 #include <filesystem>
 #include <regex>

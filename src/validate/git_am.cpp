@@ -1,6 +1,6 @@
 #include "validate/git_am.h"
 
-#include "validate/qemu_process.h"
+#include "core/process.h"
 
 #include <algorithm>
 #include <filesystem>

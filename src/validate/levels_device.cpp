@@ -1,7 +1,7 @@
 #include "validate/levels_device.h"
 
-#include "validate/device_profile.h"
-#include "validate/guest_benchmark.h"
+#include "device/device_profile.h"
+#include "guest/guest_benchmark.h"
 #include "validate/stats.h"
 
 #include <chrono>
@@ -15,9 +15,13 @@ namespace fs = std::filesystem;
 
 namespace ksweep::validate {
 
+using namespace ksweep::kbuild;
+
+using namespace ksweep::guest;
+
 namespace {
 
-// Which requirement each ksweep-tpmd counter checks (src/validate/nuvoton_tpm_stats.h).
+// Which requirement each ksweep-tpmd counter checks (src/device/nuvoton_tpm_stats.h).
 constexpr std::pair<const char*, const char*> kViolationCounters[] = {
     {"status_gap_violations", "min_status_gap"},
     {"poll_interval_violations", "min_poll_interval"},

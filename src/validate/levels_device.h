@@ -47,7 +47,7 @@ void judge_device_run(const DeviceRun& run, LevelResult& level);
 // snapshotted; fills a DeviceRun with every sample, violations and the summaries, and sets
 // `level` (passed, or failed with the reason: a failed boot, a PCR mismatch, a broken
 // requirement (which, how often, which variant) or a slowdown).
-DeviceRun run_device_level(const DeviceModel& model, const KbuildModule& module,
+DeviceRun run_device_level(const DeviceModel& model, const kbuild::KbuildModule& module,
                            const SourceSnapshot& baseline, const SourceSnapshot& patched,
                            const DeviceRunOptions& options, LevelResult& level);
 

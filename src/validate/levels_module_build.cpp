@@ -1,8 +1,8 @@
 #include "validate/levels_module_build.h"
 
 #include "core/file_io.h"
-#include "validate/qemu_process.h"
-#include "validate/sha256.h"
+#include "core/process.h"
+#include "core/sha256.h"
 
 #include <filesystem>
 #include <fstream>
@@ -14,6 +14,8 @@
 namespace fs = std::filesystem;
 
 namespace ksweep::validate {
+
+using namespace ksweep::kbuild;
 
 namespace {
 

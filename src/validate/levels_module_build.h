@@ -4,7 +4,7 @@
 // of patch N+1 is the already-built patched result of patch N.
 #pragma once
 
-#include "validate/levels_kbuild.h"
+#include "kbuild/modules.h"
 
 #include <map>
 #include <string>
@@ -18,7 +18,7 @@ using SourceSnapshot = std::map<std::string, std::string>;
 // Every source and header under the module's directory (recursively: composites list
 // eventlog/x.o), the Makefile, and each "quoted" header those files include from outside it
 // ("../tpm.h"), read from `root` (a checkout at the commit of interest).
-SourceSnapshot snapshot_module(const std::string& root, const KbuildModule& module);
+SourceSnapshot snapshot_module(const std::string& root, const kbuild::KbuildModule& module);
 
 struct KbuildResult {
     bool ok = false;
@@ -30,7 +30,7 @@ struct KbuildResult {
     std::string error;
 };
 
-KbuildResult build_module_snapshot(const SourceSnapshot& files, const KbuildModule& module,
+KbuildResult build_module_snapshot(const SourceSnapshot& files, const kbuild::KbuildModule& module,
                                    const std::string& headers_dir, const std::string& cache_dir);
 
 // "<build dir>/drivers/x/foo.c:12:5: warning: unused variable 'a' [-Wunused-variable]" ->

@@ -8,6 +8,8 @@
 
 namespace ksweep::validate {
 
+using namespace ksweep::guest;
+
 namespace {
 
 std::string quote(const std::string& s) {

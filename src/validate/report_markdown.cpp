@@ -10,6 +10,8 @@
 
 namespace ksweep::validate {
 
+using namespace ksweep::guest;
+
 namespace {
 
 std::string format(const char* fmt, double value) {
@@ -96,7 +98,8 @@ void write_device_run(std::ostringstream& md, const PatchResult& patch, const De
        << format("%.2fx", 1.0 + kSlowdownTolerance) << ".\n";
     md << "\nDevice requirement violations: baseline " << violations_text(run.baseline.violations)
        << "; patched " << violations_text(run.patched.violations) << ".\n\n";
-    md << "| boot | variant | result | PCR check | median | violations | wall | host load | nice |\n"
+    md << "| boot | variant | result | PCR check | median | violations | wall | host load | nice "
+          "|\n"
        << "|---:|---|---|---|---:|---|---:|---:|---:|\n";
     for (size_t i = 0; i < run.boots.size(); ++i) {
         const BootRun& b = run.boots[i];

@@ -9,6 +9,8 @@
 
 namespace ksweep::validate {
 
+using namespace ksweep::guest;
+
 namespace {
 
 // An index uniform in [0, n) from one 64-bit draw (Lemire's multiply-shift). Not

@@ -13,7 +13,7 @@
 namespace ksweep::validate {
 
 // Successful extends only, in microseconds, in the order they ran.
-std::vector<double> extend_times_us(const std::vector<ExtendSample>& samples);
+std::vector<double> extend_times_us(const std::vector<guest::ExtendSample>& samples);
 
 // Pools the samples of every boot of `variant` (guest_stats' summarize: median of an even
 // count is the mean of the middle two, p95 nearest rank) and adds up its violations.

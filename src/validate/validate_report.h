@@ -3,8 +3,8 @@
 // `ksweep series --report` reads back into commit messages and the cover letter).
 #pragma once
 
-#include "validate/guest_output.h"
-#include "validate/guest_stats.h"
+#include "guest/guest_output.h"
+#include "guest/guest_stats.h"
 
 #include <array>
 #include <map>
@@ -52,10 +52,10 @@ struct BootRun {
     bool ok = false;     // every extend succeeded and the PCR check passed
     bool pcr_passed = false;
     std::string message;
-    std::vector<ExtendSample> samples;
+    std::vector<guest::ExtendSample> samples;
     std::map<std::string, unsigned long long> violations; // requirement -> count, this boot
     double wall_seconds = 0;
-    std::string run_dir; // console and back end logs
+    std::string run_dir;   // console and back end logs
     int nice = 0;          // niceness QEMU and ksweep-tpmd ran at (GuestRunOptions::nice)
     double host_load = -1; // the host's 1-minute load average when the boot started (-1: unknown)
 };
@@ -63,7 +63,7 @@ struct BootRun {
 // The statistics of one variant over all its boots pooled.
 struct VariantSummary {
     std::string variant;
-    ExtendSummary summary;
+    guest::ExtendSummary summary;
     int boots = 0;
     int failed_boots = 0;
     std::map<std::string, unsigned long long> violations; // requirement -> total count

@@ -2,15 +2,15 @@
 
 #include "core/cache_dir.h"
 #include "core/file_io.h"
-#include "core/kernel_tree.h"
-#include "series/repository.h"
+#include "core/process.h"
+#include "git/repository.h"
+#include "guest/guest_benchmark.h"
+#include "kbuild/kernel_tree.h"
+#include "kbuild/modules.h"
 #include "validate/checkpatch_run.h"
 #include "validate/git_am.h"
-#include "validate/guest_benchmark.h"
 #include "validate/levels_device.h"
-#include "validate/levels_kbuild.h"
 #include "validate/levels_module_build.h"
-#include "validate/qemu_process.h"
 #include "validate/report_render.h"
 #include "validate/validate_series.h"
 
@@ -27,6 +27,12 @@
 namespace fs = std::filesystem;
 
 namespace ksweep::validate {
+
+using namespace ksweep::git;
+
+using namespace ksweep::guest;
+
+using namespace ksweep::kbuild;
 
 namespace {
 
@@ -159,11 +165,11 @@ void SeriesValidator::run() {
     std::string repository;
     try {
         progress("opening the repository of " + options_.tree);
-        series::LibGit2 libgit2; // declared first: outlives the repository handle below
-        series::SeriesRepo repo = series::open_series_repo(options_.tree, cache_dir_);
+        git::LibGit2 libgit2; // declared first: outlives the repository handle below
+        git::SeriesRepo repo = git::open_series_repo(options_.tree, cache_dir_);
         repository = repo.git_dir;
         report_.base_commit =
-            series.base_commit.empty() ? series::oid_hex(repo.base) : series.base_commit;
+            series.base_commit.empty() ? git::oid_hex(repo.base) : series.base_commit;
     } catch (const std::exception& e) {
         report_.errors.push_back(std::string("cannot open a repository for the tree: ") + e.what());
         return;

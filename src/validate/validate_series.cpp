@@ -1,7 +1,7 @@
 #include "validate/validate_series.h"
 
 #include "core/file_io.h"
-#include "validate/qemu_process.h"
+#include "core/process.h"
 
 #include <algorithm>
 #include <filesystem>

@@ -2,8 +2,8 @@
 // It is written into a socketpair and served until EOF, so the header and payload reading, the
 // size checks and every request's payload parsing see arbitrary bytes. Replies pile up in the
 // other end's receive buffer, which is ample for the default 4 KiB inputs.
-#include "validate/vhost_user_backend.h"
-#include "validate/virtio_i2c.h"
+#include "device/vhost_user_backend.h"
+#include "device/virtio_i2c.h"
 
 #include <sys/eventfd.h>
 #include <sys/socket.h>

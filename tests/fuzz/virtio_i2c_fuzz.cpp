@@ -3,8 +3,8 @@
 // turn and runs through read_descriptor_chain, parse_i2c_request and the I2C bus into the
 // Nuvoton model. The memory is a heap block of exactly the input's size (rounded up to one
 // page), so AddressSanitizer catches any access outside it.
-#include "validate/nuvoton_tpm.h"
-#include "validate/virtio_i2c.h"
+#include "device/nuvoton_tpm.h"
+#include "device/virtio_i2c.h"
 
 #include <cstring>
 #include <memory>

@@ -3,7 +3,8 @@
 // and the final PCR 16 equals the host's hash chain. Minutes, not hours: a few extends only.
 #include "core/cache_dir.h"
 #include "core/file_io.h"
-#include "validate/guest_benchmark.h"
+#include "guest/guest_benchmark.h"
+#include "require_env.h"
 
 #include <algorithm>
 #include <csignal>
@@ -11,13 +12,14 @@
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
-#include "require_env.h"
 #include <sstream>
 #include <unistd.h>
 
 namespace fs = std::filesystem;
 
 namespace ksweep::validate {
+
+using namespace ksweep::guest;
 namespace {
 
 class QemuGuest : public ::testing::Test {

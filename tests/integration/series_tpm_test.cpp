@@ -5,11 +5,11 @@
 // Every patch must `git am` onto its base, pass checkpatch.pl --strict with nothing to say,
 // and go To/Cc exactly whom scripts/get_maintainer.pl names for its files.
 #include "../series/test_repo.h"
+#include "require_env.h"
 
 #include <cstdlib>
 #include <filesystem>
 #include <gtest/gtest.h>
-#include "require_env.h"
 #include <regex>
 #include <set>
 #include <sstream>
@@ -95,10 +95,10 @@ std::string sparse_clone(const std::string& repo, const std::string& commit,
                          const std::string& into) {
     EXPECT_EQ(run("git clone -q --shared --no-checkout " + quote(repo) + " " + quote(into)).status,
               0);
-    git(into, "config user.name 'Test Maintainer'");
-    git(into, "config user.email test@example.org");
-    git(into, "sparse-checkout set --cone drivers/char/tpm include/linux");
-    git(into, "checkout -q --detach " + commit);
+    run_git(into, "config user.name 'Test Maintainer'");
+    run_git(into, "config user.email test@example.org");
+    run_git(into, "sparse-checkout set --cone drivers/char/tpm include/linux");
+    run_git(into, "checkout -q --detach " + commit);
     return into;
 }
 
@@ -185,20 +185,20 @@ TEST_F(SeriesOnLinux61, HistoricalNuvotonSeriesAppliesAndPassesCheckpatch) {
                                             .output);
     ASSERT_EQ(snapshot.size(), 40u) << snapshot;
     std::string clone = sparse_clone(scratch, snapshot, tmp.path() + "/linux");
-    git(clone, "checkout -q -b work");
+    run_git(clone, "checkout -q -b work");
     std::string file = clone + "/drivers/char/tpm/tpm_i2c_nuvoton.c";
     ASSERT_EQ(run("bash " +
                   quote(std::string(KSWEEP_SOURCE_DIR) + "/tests/historical/nuvoton_pre_v4_12.sh") +
                   " " + quote(file) + " " + quote(file))
                   .status,
               0);
-    git(clone, "commit -q -am 'tpm: tpm_i2c_nuvoton: Go back to msleep() as before v4.12'");
-    std::string before = git(clone, "rev-parse HEAD") + git(clone, "status --porcelain");
+    run_git(clone, "commit -q -am 'tpm: tpm_i2c_nuvoton: Go back to msleep() as before v4.12'");
+    std::string before = run_git(clone, "rev-parse HEAD") + run_git(clone, "status --porcelain");
 
     std::string nuvoton_out = tmp.path() + "/nuvoton";
     std::string nuvoton_log = ksweep("-o " + quote(nuvoton_out) + " " + quote(clone) +
                                      " drivers/char/tpm/tpm_i2c_nuvoton.c");
-    EXPECT_EQ(git(clone, "rev-parse HEAD") + git(clone, "status --porcelain"), before);
+    EXPECT_EQ(run_git(clone, "rev-parse HEAD") + run_git(clone, "status --porcelain"), before);
     auto mails = mails_in(nuvoton_out);
     ASSERT_EQ(mails.size(), 1u) << nuvoton_log;
     const Mail& mail = mails[0];
@@ -210,9 +210,10 @@ TEST_F(SeriesOnLinux61, HistoricalNuvotonSeriesAppliesAndPassesCheckpatch) {
     auto am = run("git -C " + quote(clone) + " am -q " + quote(mail.path));
     EXPECT_EQ(am.status, 0) << am.output;
     // What git am made is what ksweep committed on its branch.
-    std::string branch = trim_newline(git(clone, "for-each-ref --format='%(refname:short)' "
-                                                 "refs/heads/ksweep/"));
-    EXPECT_EQ(git(clone, "rev-parse HEAD^{tree}"), git(clone, "rev-parse " + branch + "^{tree}"));
+    std::string branch = trim_newline(run_git(clone, "for-each-ref --format='%(refname:short)' "
+                                                     "refs/heads/ksweep/"));
+    EXPECT_EQ(run_git(clone, "rev-parse HEAD^{tree}"),
+              run_git(clone, "rev-parse " + branch + "^{tree}"));
 }
 
 } // namespace

@@ -5,11 +5,11 @@
 // - the same series against a device that needs 6 ms between status accesses: the patched
 //   driver breaks it, and the report says which requirement, how often and by which variant.
 #include "../series/test_repo.h"
+#include "require_env.h"
 
 #include <cstdlib>
 #include <filesystem>
 #include <gtest/gtest.h>
-#include "require_env.h"
 #include <regex>
 #include <sstream>
 
@@ -109,10 +109,10 @@ class HistoricalNuvoton : public ValidateOnLinux61 {
         ASSERT_EQ(run("git clone -q --shared --no-checkout " + quote(scratch) + " " + quote(clone))
                       .status,
                   0);
-        git(clone, "config user.name T");
-        git(clone, "config user.email t@example.org");
-        git(clone, "sparse-checkout set --cone drivers/char/tpm");
-        git(clone, "checkout -q -b historical " + base);
+        run_git(clone, "config user.name T");
+        run_git(clone, "config user.email t@example.org");
+        run_git(clone, "sparse-checkout set --cone drivers/char/tpm");
+        run_git(clone, "checkout -q -b historical " + base);
         std::string file = clone + "/drivers/char/tpm/tpm_i2c_nuvoton.c";
         ASSERT_EQ(
             run("bash " +
@@ -120,7 +120,7 @@ class HistoricalNuvoton : public ValidateOnLinux61 {
                 " " + quote(file) + " " + quote(file))
                 .status,
             0);
-        git(clone, "commit -q -am 'tpm: tpm_i2c_nuvoton: back to msleep() as before v4.12'");
+        run_git(clone, "commit -q -am 'tpm: tpm_i2c_nuvoton: back to msleep() as before v4.12'");
         series = tmp.path() + "/nuvoton";
         made = run(ksweep("series --signoff 'T <t@example.org>' -o " + quote(series) + " " +
                           quote(clone) + " drivers/char/tpm/tpm_i2c_nuvoton.c"));

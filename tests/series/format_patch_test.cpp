@@ -8,6 +8,7 @@
 #include <regex>
 
 using namespace ksweep::series;
+using namespace ksweep::git;
 using namespace ksweep::test;
 
 namespace {
@@ -22,9 +23,9 @@ class FormatPatchTest : public ::testing::Test {
         write_file(repo_dir + "/drivers/char/tpm/tpm_demo.c",
                    "static int demo(void)\n{\n\tmsleep(2);\n\treturn 0;\n}\n");
         write_file(repo_dir + "/drivers/char/tpm/gone.h", "#define GONE 1\n");
-        git(repo_dir, "add -A");
-        git(repo_dir, "commit -q -m 'Initial import'");
-        base = trim(git(repo_dir, "rev-parse HEAD"));
+        run_git(repo_dir, "add -A");
+        run_git(repo_dir, "commit -q -m 'Initial import'");
+        base = trim(run_git(repo_dir, "rev-parse HEAD"));
 
         write_file(repo_dir + "/drivers/char/tpm/tpm_demo.c",
                    "static int demo(void)\n{\n\tusleep_range(2000, 2300);\n\treturn 0;\n}\n");
@@ -45,8 +46,8 @@ class FormatPatchTest : public ::testing::Test {
 
     void commit(const std::string& message) {
         write_file(tmp.path() + "/msg", message);
-        git(repo_dir, "add -A");
-        git(repo_dir, "commit -q -F " + quote(tmp.path() + "/msg"));
+        run_git(repo_dir, "add -A");
+        run_git(repo_dir, "commit -q -F " + quote(tmp.path() + "/msg"));
     }
 
     static std::string trim(std::string s) {
@@ -58,8 +59,8 @@ class FormatPatchTest : public ::testing::Test {
     // Runs git format-patch into a fresh directory; returns its files in order.
     std::vector<std::string> git_format_patch(const std::string& args) {
         std::string out = tmp.path() + "/git-out-" + std::to_string(++runs);
-        git(repo_dir,
-            "format-patch -q -o " + quote(out) + " --signature=" + quote(kSignature) + " " + args);
+        run_git(repo_dir, "format-patch -q -o " + quote(out) + " --signature=" + quote(kSignature) +
+                              " " + args);
         std::vector<std::string> files;
         for (const auto& e : std::filesystem::directory_iterator(out))
             files.push_back(e.path().string());
@@ -69,7 +70,7 @@ class FormatPatchTest : public ::testing::Test {
 
     Commit commit_at(const std::string& rev) {
         git_oid id;
-        check(git_oid_fromstr(&id, trim(git(repo_dir, "rev-parse " + rev)).c_str()), "oid");
+        check(git_oid_fromstr(&id, trim(run_git(repo_dir, "rev-parse " + rev)).c_str()), "oid");
         return lookup_commit(repo.get(), id);
     }
 
@@ -156,9 +157,9 @@ TEST_F(FormatPatchTest, EncodedAuthorsAndSubjectsMatchGit) {
         write_file(repo_dir + "/drivers/char/tpm/tpm_demo.c",
                    "int v = " + std::to_string(i) + ";\n");
         write_file(tmp.path() + "/msg", cases[i].second);
-        git(repo_dir, "add -A");
-        git(repo_dir, "commit -q --author=" + quote(cases[i].first + " <j@example.org>") + " -F " +
-                          quote(tmp.path() + "/msg"));
+        run_git(repo_dir, "add -A");
+        run_git(repo_dir, "commit -q --author=" + quote(cases[i].first + " <j@example.org>") +
+                              " -F " + quote(tmp.path() + "/msg"));
         auto files = git_format_patch("--to a@b -1 HEAD");
         ASSERT_EQ(files.size(), 1u);
         MailOptions opts;

@@ -1,5 +1,6 @@
 // Subject prefixes: the modal prefix of a file's recent subjects, level by level, and the
 // MAINTAINERS-and-path fallback on the real 6.1 tree.
+#include "require_env.h"
 #include "series/maintainers.h"
 #include "series/prefix.h"
 #include "test_repo.h"
@@ -7,10 +8,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <gtest/gtest.h>
-#include "require_env.h"
 #include <sstream>
 
 using namespace ksweep::series;
+using namespace ksweep::git;
 using namespace ksweep::test;
 
 namespace {
@@ -40,13 +41,13 @@ TEST(HistorySubjects, PathLimitedAndCapped) {
     init_repo(repo);
     write_file(repo + "/a.c", "1\n");
     write_file(repo + "/b.c", "1\n");
-    git(repo, "add -A");
-    git(repo, "commit -q -m 'base: import'");
+    run_git(repo, "add -A");
+    run_git(repo, "commit -q -m 'base: import'");
     for (int i = 0; i < 5; ++i) {
         write_file(repo + "/a.c", std::to_string(i) + "\n");
-        git(repo, "commit -q -am 'a: change " + std::to_string(i) + "'");
+        run_git(repo, "commit -q -am 'a: change " + std::to_string(i) + "'");
         write_file(repo + "/b.c", std::to_string(i) + "\n");
-        git(repo, "commit -q -am 'b: change " + std::to_string(i) + "'");
+        run_git(repo, "commit -q -am 'b: change " + std::to_string(i) + "'");
     }
     git_repository* raw = nullptr;
     check(git_repository_open(&raw, repo.c_str()), "open");

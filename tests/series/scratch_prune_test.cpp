@@ -1,7 +1,7 @@
 // Old ksweep/* branches of a scratch repository are pruned to kScratchBranchesKept after a series
 // run; a user's own repository keeps every branch.
-#include "series/repository.h"
-#include "series/scratch_prune.h"
+#include "git/repository.h"
+#include "git/scratch_prune.h"
 #include "series/series.h"
 #include "test_repo.h"
 
@@ -9,6 +9,8 @@
 #include <gtest/gtest.h>
 #include <sstream>
 #include <type_traits>
+
+using namespace ksweep::git;
 
 using namespace ksweep;
 using namespace ksweep::series;
@@ -166,8 +168,8 @@ TEST_F(ScratchPruneTest, NeverTheBranchJustMadeAndTiesGoByName) {
 
 TEST_F(ScratchPruneTest, UserRepositoryKeepsEveryBranch) {
     init_repo(tree);
-    git(tree, "add -A");
-    git(tree, "commit -q -m Import");
+    run_git(tree, "add -A");
+    run_git(tree, "commit -q -m Import");
     ASSERT_EQ(run("cd " + quote(tree) +
                   " && for n in $(seq 1 30); do git branch ksweep/msleep_small-old-$n || exit 1; "
                   "done")
@@ -179,7 +181,7 @@ TEST_F(ScratchPruneTest, UserRepositoryKeepsEveryBranch) {
 
     EXPECT_FALSE(r.scratch);
     EXPECT_EQ(r.pruned_branches, 0u);
-    std::string heads = git(tree, "for-each-ref --format='%(refname)' refs/heads/ksweep/");
+    std::string heads = run_git(tree, "for-each-ref --format='%(refname)' refs/heads/ksweep/");
     EXPECT_EQ(std::count(heads.begin(), heads.end(), '\n'), 31) << heads;
 }
 

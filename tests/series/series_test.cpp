@@ -92,17 +92,17 @@ class SeriesTest : public ::testing::Test {
              {std::pair{"tpm-chip", 1}, {"tpm-interface", 5}, {"tpm_atmel", 2}, {"tpm_nsc", 10}})
             write_file(repo + "/drivers/char/tpm/" + name + ".c", driver(name, ms));
         write_file(repo + "/drivers/char/tpm/README", "notes\n");
-        git(repo, "add -A");
-        git(repo, "commit -q -m 'Import'");
+        run_git(repo, "add -A");
+        run_git(repo, "commit -q -m 'Import'");
         // History that names the prefix the subsystem uses.
         write_file(repo + "/drivers/char/tpm/tpm_nsc.c", driver("tpm_nsc", 10) + "\n");
-        git(repo, "commit -q -am 'tpm: tpm_nsc: Add a blank line'");
+        run_git(repo, "commit -q -am 'tpm: tpm_nsc: Add a blank line'");
         write_file(repo + "/drivers/char/tpm/tpm_nsc.c", driver("tpm_nsc", 10));
-        git(repo, "commit -q -am 'tpm: tpm_nsc: Remove the blank line'");
+        run_git(repo, "commit -q -am 'tpm: tpm_nsc: Remove the blank line'");
         write_file(repo + "/drivers/char/tpm/tpm_atmel.c", driver("tpm_atmel", 2) + "\n");
-        git(repo, "commit -q -am 'tpm/atmel: Add a blank line'");
+        run_git(repo, "commit -q -am 'tpm/atmel: Add a blank line'");
         write_file(repo + "/drivers/char/tpm/tpm_atmel.c", driver("tpm_atmel", 2));
-        git(repo, "commit -q -am 'tpm: Remove a blank line'");
+        run_git(repo, "commit -q -am 'tpm: Remove a blank line'");
 
         fix.scan.hz = 250;
         fix.scan.kernel = KernelVersion{6, 1, 0};
@@ -119,9 +119,10 @@ class SeriesTest : public ::testing::Test {
     }
 
     std::string state_of_checkout() {
-        return git(repo, "rev-parse HEAD") + git(repo, "symbolic-ref HEAD") +
-               git(repo, "status --porcelain=v2 --untracked-files=all") + git(repo, "diff") +
-               git(repo, "diff --cached") + run("sha1sum " + quote(repo + "/.git/index")).output +
+        return run_git(repo, "rev-parse HEAD") + run_git(repo, "symbolic-ref HEAD") +
+               run_git(repo, "status --porcelain=v2 --untracked-files=all") +
+               run_git(repo, "diff") + run_git(repo, "diff --cached") +
+               run("sha1sum " + quote(repo + "/.git/index")).output +
                run("cd " + quote(repo) +
                    " && find . -path ./.git -prune -o -type f -print0 | "
                    "sort -z | xargs -0 sha1sum")
@@ -138,7 +139,7 @@ class SeriesTest : public ::testing::Test {
 TEST_F(SeriesTest, LeavesBranchIndexAndWorkTreeAsTheyWere) {
     // Uncommitted work of the user's: a staged change, an unstaged one, an untracked file.
     write_file(repo + "/drivers/char/tpm/README", "staged notes\n");
-    git(repo, "add drivers/char/tpm/README");
+    run_git(repo, "add drivers/char/tpm/README");
     write_file(repo + "/drivers/char/tpm/README", "unstaged notes\n");
     write_file(repo + "/scratch.txt", "untracked\n");
     std::string before = state_of_checkout();
@@ -148,7 +149,8 @@ TEST_F(SeriesTest, LeavesBranchIndexAndWorkTreeAsTheyWere) {
     EXPECT_EQ(state_of_checkout(), before);
     ASSERT_EQ(r.series.size(), 1u);
     EXPECT_EQ(r.series[0].branch, "ksweep/msleep_small-20260921");
-    EXPECT_EQ(git(repo, "rev-parse ksweep/msleep_small-20260921~3"), git(repo, "rev-parse HEAD"));
+    EXPECT_EQ(run_git(repo, "rev-parse ksweep/msleep_small-20260921~3"),
+              run_git(repo, "rev-parse HEAD"));
 }
 
 TEST_F(SeriesTest, FileWithUncommittedChangesIsLeftOutWithAWarning) {
@@ -166,7 +168,7 @@ TEST_F(SeriesTest, OnePatchPerModuleInPathOrderWithPrefixesFromHistory) {
     const auto& s = r.series[0];
     ASSERT_EQ(s.subjects.size(), 3u);
     // tpm-chip.c and tpm-interface.c build one module (tpm.o): one patch.
-    EXPECT_EQ(git(repo, "show --name-only --format= " + s.branch + "~2"),
+    EXPECT_EQ(run_git(repo, "show --name-only --format= " + s.branch + "~2"),
               "drivers/char/tpm/tpm-chip.c\ndrivers/char/tpm/tpm-interface.c\n");
     // tpm_nsc's history says "tpm: tpm_nsc:"; tpm_atmel's is split 1:1, the most recent wins.
     EXPECT_EQ(s.subjects[2].rfind("tpm: tpm_nsc: ", 0), 0u) << s.subjects[2];
@@ -210,8 +212,8 @@ TEST_F(SeriesTest, EveryPatchMailEqualsGitFormatPatchOfTheSameCommits) {
             }
         }
         std::string out = tmp.path() + "/git-" + std::to_string(i);
-        git(repo, "format-patch -q -v2 --thread --cover-letter --base=" + s.base +
-                      " --signature='ksweep test' -o " + quote(out) + args + " " + range);
+        run_git(repo, "format-patch -q -v2 --thread --cover-letter --base=" + s.base +
+                          " --signature='ksweep test' -o " + quote(out) + args + " " + range);
         std::vector<std::string> theirs;
         for (const auto& e : std::filesystem::directory_iterator(out))
             theirs.push_back(e.path().string());
@@ -236,9 +238,9 @@ void expect_cover_like_gits(const std::string& repo, const std::string& tmp, con
     for (const auto& a : s.cc)
         args += " --cc " + quote(a);
     std::string out = tmp + "/git-cover";
-    git(repo, git_ident + " format-patch -q -v2 --thread --cover-letter --base=" + s.base +
-                  " --signature='ksweep test' -o " + quote(out) + args + " " + s.base + ".." +
-                  s.branch);
+    run_git(repo, git_ident + " format-patch -q -v2 --thread --cover-letter --base=" + s.base +
+                      " --signature='ksweep test' -o " + quote(out) + args + " " + s.base + ".." +
+                      s.branch);
     std::string theirs = read_file(out + "/v2-0000-cover-letter.patch");
 
     auto header = [](const std::string& mail, const std::string& name) {
@@ -303,22 +305,22 @@ TEST_F(SeriesTest, RecipientsComeFromMaintainers) {
 TEST_F(SeriesTest, BodyIsWrappedAndSignedOff) {
     opts.signoff = "Some One <some.one@example.org>";
     SeriesResult r = write_series(rule, fix, opts);
-    std::string msg = git(repo, "log -1 --format=%B " + r.series[0].branch);
+    std::string msg = run_git(repo, "log -1 --format=%B " + r.series[0].branch);
     std::istringstream in(msg);
     for (std::string line; std::getline(in, line);)
         EXPECT_LE(line.size(), 75u) << line;
     EXPECT_NE(msg.find("msleep(10)"), std::string::npos) << msg;
     EXPECT_NE(msg.find("up to 20 ms"), std::string::npos) << msg;
     EXPECT_NE(msg.find("\nSigned-off-by: Some One <some.one@example.org>\n"), std::string::npos);
-    EXPECT_EQ(git(repo, "log -1 --format='%an <%ae>' " + r.series[0].branch),
+    EXPECT_EQ(run_git(repo, "log -1 --format='%an <%ae>' " + r.series[0].branch),
               "Some One <some.one@example.org>\n");
 }
 
 TEST_F(SeriesTest, TakenBranchGetsASuffixAndFullOutputDirIsRefused) {
     SeriesResult first = write_series(rule, fix, opts);
-    std::string branches_before = git(repo, "branch --list");
+    std::string branches_before = run_git(repo, "branch --list");
     EXPECT_THROW(write_series(rule, fix, opts), std::runtime_error); // out dir not empty
-    EXPECT_EQ(git(repo, "branch --list"), branches_before);          // and nothing was made
+    EXPECT_EQ(run_git(repo, "branch --list"), branches_before);      // and nothing was made
     opts.force = true;
     SeriesResult second = write_series(rule, fix, opts);
     EXPECT_EQ(second.series[0].branch, first.series[0].branch + "-2");
@@ -337,8 +339,7 @@ TEST_F(SeriesTest, FreedBranchNameWhoseDefaultFolderHasMailsIsSkipped) {
     std::filesystem::current_path(cwd);
     ASSERT_EQ(r.series.size(), 1u);
     EXPECT_EQ(r.series[0].branch, "sweep-2");
-    EXPECT_EQ(read_file(tmp.path() + "/patches/sweep/0001-old.patch"),
-              "an earlier run's mail\n");
+    EXPECT_EQ(read_file(tmp.path() + "/patches/sweep/0001-old.patch"), "an earlier run's mail\n");
 }
 
 TEST_F(SeriesTest, MoreThanMaxPatchesMakesSeveralSeries) {
@@ -351,7 +352,7 @@ TEST_F(SeriesTest, MoreThanMaxPatchesMakesSeveralSeries) {
     EXPECT_EQ(r.series[0].dir, opts.out_dir + "-1");
     EXPECT_EQ(r.series[1].subjects.size(), 1u);
     // Each part applies to the base on its own.
-    EXPECT_EQ(git(repo, "rev-parse sweep-2~1"), git(repo, "rev-parse HEAD"));
+    EXPECT_EQ(run_git(repo, "rev-parse sweep-2~1"), run_git(repo, "rev-parse HEAD"));
     // A single-patch part has no cover letter and carries base-commit itself.
     std::string only = read_file(r.series[1].files[0]);
     EXPECT_NE(only.find("Subject: [PATCH v2] tpm: tpm_nsc: "), std::string::npos) << only;
@@ -393,7 +394,7 @@ TEST_F(SeriesTest, ReportFiguresReachCommitMessageAndCoverLetter) {
                          "patched": {"boots": 3, "median_us": 2650.1}}}]}]})");
     opts.report = report;
     SeriesResult r = write_series(rule, fix, opts);
-    std::string msg = git(repo, "log -1 --format=%B " + r.series[0].branch);
+    std::string msg = run_git(repo, "log -1 --format=%B " + r.series[0].branch);
     std::string flat = std::regex_replace(msg, std::regex("\\s+"), " ");
     EXPECT_NE(flat.find("Measured in QEMU with Linux 6.1.0-57-amd64 (HZ=250) and an emulated "
                         "device for tpm_nsc: the median TPM2_PCR_Extend round trip through "
@@ -402,7 +403,7 @@ TEST_F(SeriesTest, ReportFiguresReachCommitMessageAndCoverLetter) {
               std::string::npos)
         << msg;
     // Patches the report does not measure say nothing about measurements.
-    EXPECT_EQ(git(repo, "log -1 --format=%B " + r.series[0].branch + "~1").find("Measured"),
+    EXPECT_EQ(run_git(repo, "log -1 --format=%B " + r.series[0].branch + "~1").find("Measured"),
               std::string::npos);
     std::string cover =
         std::regex_replace(read_file(r.series[0].files[0]), std::regex("\\s+"), " ");
@@ -432,7 +433,7 @@ TEST_F(SeriesTest, GroupByMaintainerAndByFile) {
     opts.group = GroupBy::Maintainer; // every file's deepest section is TPM DEVICE DRIVER
     SeriesResult by_section = write_series(rule, fix, opts);
     EXPECT_EQ(by_section.series[0].subjects.size(), 1u);
-    EXPECT_EQ(git(repo, "show --name-only --format= " + by_section.series[0].branch),
+    EXPECT_EQ(run_git(repo, "show --name-only --format= " + by_section.series[0].branch),
               "drivers/char/tpm/tpm-chip.c\ndrivers/char/tpm/tpm-interface.c\n"
               "drivers/char/tpm/tpm_atmel.c\ndrivers/char/tpm/tpm_nsc.c\n");
     opts.group = GroupBy::File;
@@ -446,14 +447,14 @@ namespace {
 
 // Parts of a split series never collide with an earlier run's -2, -3 suffixes.
 TEST_F(SeriesTest, SplitSeriesNamesAvoidTakenSuffixes) {
-    git(repo, "branch sweep-2");
+    run_git(repo, "branch sweep-2");
     opts.max_patches = 2;
     opts.branch = "sweep";
     SeriesResult r = write_series(rule, fix, opts);
     ASSERT_EQ(r.series.size(), 2u);
     EXPECT_EQ(r.series[0].branch, "sweep-3-1");
     EXPECT_EQ(r.series[1].branch, "sweep-3-2");
-    EXPECT_EQ(git(repo, "rev-parse sweep-2"), git(repo, "rev-parse HEAD")); // left alone
+    EXPECT_EQ(run_git(repo, "rev-parse sweep-2"), run_git(repo, "rev-parse HEAD")); // left alone
 }
 
 } // namespace

@@ -187,8 +187,8 @@ class SubjectOrderTest : public ::testing::Test {
         write_file(repo + "/drivers/input/joystick/Makefile",
                    "obj-$(CONFIG_JOYSTICK_XPAD) += xpad.o\n");
         write_file(repo + "/drivers/input/joystick/xpad.c", source("msleep(5)"));
-        git(repo, "add -A");
-        git(repo, "commit -q -m 'Import'");
+        run_git(repo, "add -A");
+        run_git(repo, "commit -q -m 'Import'");
 
         fix.scan.hz = 250;
         fix.scan.kernel = KernelVersion{6, 1, 0};
@@ -253,9 +253,9 @@ TEST_F(SubjectOrderTest, RepositoryWithoutHistoryOfTheFileTakesTheTablesPrefix) 
 
 TEST_F(SubjectOrderTest, HistoryWinsOverTheTable) {
     write_file(repo + "/drivers/input/joystick/xpad.c", source("msleep(5)") + "\n");
-    git(repo, "commit -q -am 'joystick: xpad: Add a blank line'");
+    run_git(repo, "commit -q -am 'joystick: xpad: Add a blank line'");
     write_file(repo + "/drivers/input/joystick/xpad.c", source("msleep(5)"));
-    git(repo, "commit -q -am 'joystick: xpad: Remove the blank line'");
+    run_git(repo, "commit -q -am 'joystick: xpad: Remove the blank line'");
     EXPECT_EQ(only_subject(), "joystick: xpad: Use usleep_range() for short sleeps");
 }
 

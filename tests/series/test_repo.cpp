@@ -57,10 +57,10 @@ std::string read_file(const std::string& path) {
 
 void init_repo(const std::string& dir) {
     std::filesystem::create_directories(dir);
-    git(dir, "init -q -b main");
-    git(dir, "config user.name 'Test Maintainer'");
-    git(dir, "config user.email test@example.org");
-    git(dir, "config core.abbrev 12");
+    run_git(dir, "init -q -b main");
+    run_git(dir, "config user.name 'Test Maintainer'");
+    run_git(dir, "config user.email test@example.org");
+    run_git(dir, "config core.abbrev 12");
 }
 
 std::string trim_newline(std::string s) {
@@ -69,7 +69,7 @@ std::string trim_newline(std::string s) {
     return s;
 }
 
-std::string git(const std::string& dir, const std::string& args) {
+std::string run_git(const std::string& dir, const std::string& args) {
     auto r = run("git -C " + quote(dir) + " " + args);
     EXPECT_EQ(r.status, 0) << "git " << args << "\n" << r.output;
     return r.output;

@@ -40,6 +40,6 @@ void init_repo(const std::string& dir);
 std::string trim_newline(std::string s);
 
 // git -C dir <args>; fails the test on a non-zero exit.
-std::string git(const std::string& dir, const std::string& args);
+std::string run_git(const std::string& dir, const std::string& args);
 
 } // namespace ksweep::test

@@ -1,9 +1,10 @@
 // Level logic of `ksweep validate` without QEMU: kbuild module resolution, series reading,
 // checkpatch output, warning comparison, the L4 verdict on synthetic timings, and whole runs on
 // a small git repository (a patch that does not apply; a driver the config does not enable).
+#include "kbuild/modules.h"
+#include "require_env.h"
 #include "validate/checkpatch_run.h"
 #include "validate/levels_device.h"
-#include "validate/levels_kbuild.h"
 #include "validate/levels_module_build.h"
 #include "validate/stats.h"
 #include "validate/validate_run.h"
@@ -14,13 +15,14 @@
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
-#include "require_env.h"
 #include <random>
 #include <regex>
 
 namespace fs = std::filesystem;
 
 namespace ksweep::validate {
+
+using namespace ksweep::kbuild;
 namespace {
 
 constexpr const char* kTpmMakefile = R"(# SPDX-License-Identifier: GPL-2.0

@@ -1,0 +1,76 @@
+#include "core/sha256.h"
+
+#include <openssl/evp.h>
+#include <stdexcept>
+
+namespace ksweep {
+
+struct Sha256::Context {
+    EVP_MD_CTX* md = EVP_MD_CTX_new();
+};
+
+Sha256::Sha256() : context_(new Context) {
+    if (!context_->md || EVP_DigestInit_ex(context_->md, EVP_sha256(), nullptr) != 1)
+        throw std::runtime_error("OpenSSL: cannot initialise SHA-256");
+}
+
+Sha256::~Sha256() {
+    EVP_MD_CTX_free(context_->md);
+    delete context_;
+}
+
+void Sha256::update(std::string_view bytes) {
+    EVP_DigestUpdate(context_->md, bytes.data(), bytes.size());
+}
+
+void Sha256::update(const Sha256Digest& digest) {
+    EVP_DigestUpdate(context_->md, digest.data(), digest.size());
+}
+
+Sha256Digest Sha256::finish() {
+    Sha256Digest out{};
+    unsigned int size = 0;
+    EVP_DigestFinal_ex(context_->md, out.data(), &size);
+    return out;
+}
+
+Sha256Digest sha256(std::string_view bytes) {
+    Sha256 hash;
+    hash.update(bytes);
+    return hash.finish();
+}
+
+std::string to_hex(const Sha256Digest& digest) {
+    static constexpr char kDigits[] = "0123456789abcdef";
+    std::string hex;
+    hex.reserve(digest.size() * 2);
+    for (std::uint8_t byte : digest) {
+        hex += kDigits[byte >> 4];
+        hex += kDigits[byte & 0xf];
+    }
+    return hex;
+}
+
+std::optional<Sha256Digest> digest_from_hex(std::string_view hex) {
+    auto nibble = [](char c) -> int {
+        if (c >= '0' && c <= '9')
+            return c - '0';
+        if (c >= 'a' && c <= 'f')
+            return c - 'a' + 10;
+        if (c >= 'A' && c <= 'F')
+            return c - 'A' + 10;
+        return -1;
+    };
+    Sha256Digest digest{};
+    if (hex.size() != digest.size() * 2)
+        return std::nullopt;
+    for (size_t i = 0; i < digest.size(); ++i) {
+        int high = nibble(hex[2 * i]), low = nibble(hex[2 * i + 1]);
+        if (high < 0 || low < 0)
+            return std::nullopt;
+        digest[i] = static_cast<std::uint8_t>(high << 4 | low);
+    }
+    return digest;
+}
+
+} // namespace ksweep

@@ -1,0 +1,151 @@
+#include "device/device_profile.h"
+
+#include "core/yaml_checks.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+#include <yaml-cpp/yaml.h>
+
+namespace ksweep::device {
+
+namespace {
+
+using Yaml = YamlChecks<ProfileError>;
+
+// The commands the Linux TPM core and the extend benchmark send, plus a few common ones.
+constexpr std::pair<const char*, uint32_t> kCommandCodes[] = {
+    {"TPM2_CreatePrimary", 0x131}, {"TPM2_SelfTest", 0x143},    {"TPM2_Startup", 0x144},
+    {"TPM2_Shutdown", 0x145},      {"TPM2_Create", 0x153},      {"TPM2_Load", 0x157},
+    {"TPM2_Unseal", 0x15E},        {"TPM2_ContextLoad", 0x161}, {"TPM2_ContextSave", 0x162},
+    {"TPM2_FlushContext", 0x165},  {"TPM2_ReadPublic", 0x173},  {"TPM2_StartAuthSession", 0x176},
+    {"TPM2_GetCapability", 0x17A}, {"TPM2_GetRandom", 0x17B},   {"TPM2_PCR_Read", 0x17E},
+    {"TPM2_PCR_Extend", 0x182},    {"TPM2_Hash", 0x17D},
+};
+
+// A non-negative time in microseconds (fractions allowed: a 400 kHz byte is 22.5 µs).
+Duration read_us(const std::string& path, const YAML::Node& node, const std::string& key) {
+    double us;
+    try {
+        us = node.as<double>();
+    } catch (const YAML::Exception&) {
+        Yaml::fail(path, node.Mark(), "'" + key + "' must be a number of microseconds");
+    }
+    if (!std::isfinite(us) || us < 0 || us > 60e6)
+        Yaml::fail(path, node.Mark(), "'" + key + "' must be between 0 and 60000000 microseconds");
+    return Duration(static_cast<int64_t>(std::llround(us * 1000)));
+}
+
+uint32_t read_command_code(const std::string& path, const YAML::Node& key) {
+    auto text = key.as<std::string>();
+    if (auto code = tpm2_command_code(text))
+        return *code;
+    try {
+        size_t used = 0;
+        unsigned long value = std::stoul(text, &used, 0);
+        if (used == text.size() && value <= 0xffffffffu)
+            return static_cast<uint32_t>(value);
+    } catch (const std::exception&) {
+    }
+    Yaml::fail(path, key.Mark(),
+               "'" + text + "' is neither a known TPM2_ command name nor a number");
+}
+
+} // namespace
+
+std::optional<uint32_t> tpm2_command_code(const std::string& name) {
+    for (const auto& [n, code] : kCommandCodes)
+        if (name == n)
+            return code;
+    return std::nullopt;
+}
+
+std::string tpm2_command_name(uint32_t code) {
+    for (const auto& [n, c] : kCommandCodes)
+        if (code == c)
+            return n;
+    char buf[16];
+    std::snprintf(buf, sizeof buf, "0x%08x", code);
+    return buf;
+}
+
+Duration DeviceProfile::execution_time(uint32_t command_code) const {
+    auto it = command_time.find(command_code);
+    return it == command_time.end() ? default_command_time : it->second;
+}
+
+DeviceProfile parse_device_profile(const std::string& text, const std::string& path) {
+    YAML::Node root = Yaml::load(text, path);
+    Yaml::require_map(path, root, "a device profile");
+    Yaml::reject_unknown_keys(path, root,
+                              {"name", "description", "bus", "chip", "commands", "requirements"});
+    if (!root["name"])
+        Yaml::fail(path, root.Mark(), "a device profile needs 'name'");
+    DeviceProfile p;
+    p.source_path = path;
+    p.name = root["name"].as<std::string>();
+    if (root["description"])
+        p.description = root["description"].as<std::string>();
+
+    if (auto bus = root["bus"]) {
+        Yaml::require_map(path, bus, "bus");
+        Yaml::reject_unknown_keys(path, bus, {"byte_time_us"});
+        if (bus["byte_time_us"])
+            p.bus_byte_time = read_us(path, bus["byte_time_us"], "byte_time_us");
+    }
+    if (auto chip = root["chip"]) {
+        Yaml::require_map(path, chip, "chip");
+        Yaml::reject_unknown_keys(path, chip, {"burst_count", "command_ready_us"});
+        if (chip["burst_count"]) {
+            int burst = 0;
+            try {
+                burst = chip["burst_count"].as<int>();
+            } catch (const YAML::Exception&) {
+            }
+            // The driver reads the burst count as one byte and needs 10 for a response header.
+            if (burst < 10 || burst > 255)
+                Yaml::fail(path, chip["burst_count"].Mark(),
+                           "'burst_count' must be between 10 and 255");
+            p.burst_count = static_cast<uint8_t>(burst);
+        }
+        if (chip["command_ready_us"])
+            p.command_ready_time = read_us(path, chip["command_ready_us"], "command_ready_us");
+    }
+    if (!root["commands"])
+        Yaml::fail(path, root.Mark(),
+                   "a device profile needs 'commands' (with at least 'default_us')");
+    auto commands = root["commands"];
+    Yaml::require_map(path, commands, "commands");
+    if (!commands["default_us"])
+        Yaml::fail(path, commands.Mark(), "'commands' needs 'default_us'");
+    for (const auto& kv : commands) {
+        auto key = kv.first.as<std::string>();
+        if (key == "default_us")
+            p.default_command_time = read_us(path, kv.second, key);
+        else
+            p.command_time[read_command_code(path, kv.first)] = read_us(path, kv.second, key);
+    }
+    if (auto req = root["requirements"]) {
+        Yaml::require_map(path, req, "requirements");
+        Yaml::reject_unknown_keys(path, req, {"min_status_gap_us", "min_poll_interval_us"});
+        if (req["min_status_gap_us"])
+            p.requirements.min_status_gap =
+                read_us(path, req["min_status_gap_us"], "min_status_gap_us");
+        if (req["min_poll_interval_us"])
+            p.requirements.min_poll_interval =
+                read_us(path, req["min_poll_interval_us"], "min_poll_interval_us");
+    }
+    return p;
+}
+
+DeviceProfile load_device_profile(const std::string& path) {
+    std::ifstream in(path);
+    if (!in)
+        throw ProfileError(path + ": cannot open device profile");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return parse_device_profile(ss.str(), path);
+}
+
+} // namespace ksweep::device

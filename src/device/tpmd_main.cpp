@@ -1,0 +1,286 @@
+// ksweep-tpmd: the emulated Nuvoton I2C TPM for QEMU's vhost-user-i2c-pci.
+//
+//   ksweep-tpmd --socket PATH --profile FILE --state-dir DIR --stats FILE [--log FILE]
+//               [--trace FILE]
+//               [--address 0x2e]
+//
+// Listens on PATH, prints "ready" on stdout once QEMU may connect, serves one connection and
+// exits when QEMU disconnects or on SIGTERM/SIGINT, writing the chip's counters to the stats
+// file (JSON) and a stats line to the log either way.
+#include "device/device_profile.h"
+#include "device/i2c_bus.h"
+#include "device/nuvoton_tpm.h"
+#include "device/tpm_engine.h"
+#include "device/vhost_user_backend.h"
+#include "device/virtio_i2c.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <optional>
+#include <poll.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+using namespace ksweep::device;
+
+namespace {
+
+struct Options {
+    std::string socket, profile, state_dir, stats, log, trace;
+    uint16_t address = nuvoton::kDefaultAddress;
+};
+
+constexpr const char* kUsage =
+    "usage: ksweep-tpmd --socket PATH --profile FILE --state-dir DIR --stats FILE\n"
+    "                   [--log FILE] [--trace FILE] [--address ADDR]\n"
+    "Serves an emulated Nuvoton I2C TPM 2.0 (libtpms) to QEMU's vhost-user-i2c-pci.\n"
+    "--trace writes one line per I2C message: time, R/W, address, bytes.\n";
+
+bool parse_options(int argc, char** argv, Options& o) {
+    std::map<std::string, std::string*> values = {
+        {"--socket", &o.socket}, {"--profile", &o.profile}, {"--state-dir", &o.state_dir},
+        {"--stats", &o.stats},   {"--log", &o.log},         {"--trace", &o.trace}};
+    std::string address;
+    values["--address"] = &address;
+    for (int i = 1; i < argc; ++i) {
+        std::string arg = argv[i];
+        if (arg == "--help" || arg == "-h") {
+            std::cout << kUsage;
+            std::exit(0);
+        }
+        std::string value;
+        if (auto eq = arg.find('='); eq != std::string::npos) {
+            value = arg.substr(eq + 1);
+            arg.resize(eq);
+        } else if (i + 1 < argc) {
+            value = argv[++i];
+        }
+        auto it = values.find(arg);
+        if (it == values.end() || value.empty()) {
+            std::cerr << "ksweep-tpmd: bad argument '" << argv[i] << "'\n" << kUsage;
+            return false;
+        }
+        *it->second = value;
+    }
+    if (o.socket.empty() || o.profile.empty() || o.state_dir.empty() || o.stats.empty()) {
+        std::cerr << "ksweep-tpmd: --socket, --profile, --state-dir and --stats are required\n"
+                  << kUsage;
+        return false;
+    }
+    if (!address.empty()) {
+        char* end = nullptr;
+        unsigned long a = std::strtoul(address.c_str(), &end, 0);
+        if (*end || a > 0x7f) {
+            std::cerr << "ksweep-tpmd: --address must be a 7-bit I2C address\n";
+            return false;
+        }
+        o.address = static_cast<uint16_t>(a);
+    }
+    return true;
+}
+
+// "[     1.234567] ": the time since the back end started, so log and trace lines line up
+// with each other and with the guest's console.
+class Stamp {
+  public:
+    std::string operator()(TimePoint when) const {
+        long long us = std::chrono::duration_cast<std::chrono::microseconds>(when - start_).count();
+        char text[32];
+        std::snprintf(text, sizeof text, "[%6lld.%06lld] ", us / 1000000, us % 1000000);
+        return text;
+    }
+
+  private:
+    TimePoint start_ = std::chrono::steady_clock::now();
+};
+
+class Log {
+  public:
+    Log(const std::string& path, const Stamp& stamp) : stamp_(stamp) {
+        if (!path.empty())
+            file_.open(path, std::ios::app);
+    }
+    bool ok() const { return !file_.is_open() || file_.good(); }
+    void operator()(const std::string& line) {
+        std::ostream& out = file_.is_open() ? static_cast<std::ostream&>(file_) : std::cerr;
+        out << stamp_(std::chrono::steady_clock::now()) << line << '\n' << std::flush;
+    }
+
+  private:
+    const Stamp& stamp_;
+    std::ofstream file_;
+};
+
+// "[     1.234567] R 0x2e 80 (NACK)": one line per message, buffered (the trace is for reading
+// after the run; flushing per message would add to the very latencies it records).
+class Trace {
+  public:
+    Trace(const std::string& path, const Stamp& stamp) : stamp_(stamp) {
+        file_.open(path, std::ios::trunc);
+    }
+    bool ok() const { return file_.good(); }
+    void operator()(const I2cMessage& m) {
+        char head[16];
+        std::snprintf(head, sizeof head, "%c 0x%02x", m.read ? 'R' : 'W', m.address);
+        file_ << stamp_(m.start) << head;
+        for (uint8_t byte : m.data) {
+            char hex[4];
+            std::snprintf(hex, sizeof hex, " %02x", byte);
+            file_ << hex;
+        }
+        file_ << (m.acked ? "\n" : " (NACK)\n");
+    }
+
+  private:
+    const Stamp& stamp_;
+    std::ofstream file_;
+};
+
+int listen_on(const std::string& path, std::string& error) {
+    sockaddr_un addr{};
+    if (path.size() >= sizeof addr.sun_path) {
+        error = "socket path too long";
+        return -1;
+    }
+    addr.sun_family = AF_UNIX;
+    std::strcpy(addr.sun_path, path.c_str());
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    // A socket file left by an earlier run would make bind fail; only sockets are removed.
+    if (std::filesystem::is_socket(path))
+        std::filesystem::remove(path);
+    if (fd < 0 || bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) < 0 ||
+        listen(fd, 1) < 0) {
+        error = std::string("cannot listen on ") + path + ": " + std::strerror(errno);
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+bool write_stats(const std::string& path, const std::string& json) {
+    std::string tmp = path + ".tmp";
+    {
+        std::ofstream out(tmp, std::ios::trunc);
+        out << json;
+        if (!out)
+            return false;
+    }
+    return std::rename(tmp.c_str(), path.c_str()) == 0;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    Options opt;
+    if (!parse_options(argc, argv, opt))
+        return 2;
+    Stamp stamp;
+    Log log(opt.log, stamp);
+    if (!log.ok()) {
+        std::cerr << "ksweep-tpmd: cannot open log " << opt.log << '\n';
+        return 2;
+    }
+    std::optional<Trace> trace;
+    if (!opt.trace.empty() && !trace.emplace(opt.trace, stamp).ok()) {
+        std::cerr << "ksweep-tpmd: cannot write trace " << opt.trace << '\n';
+        return 2;
+    }
+    LogFn logf = [&log](const std::string& line) { log(line); };
+
+    DeviceProfile profile;
+    try {
+        profile = load_device_profile(opt.profile);
+    } catch (const ProfileError& e) {
+        std::cerr << "ksweep-tpmd: " << e.what() << '\n';
+        return 2;
+    }
+    std::error_code ec;
+    std::filesystem::create_directories(opt.state_dir, ec);
+    std::string error;
+    auto engine = LibtpmsEngine::start(opt.state_dir, error);
+    if (!engine) {
+        std::cerr << "ksweep-tpmd: " << error << '\n';
+        return 1;
+    }
+
+    // The bus time of a message is tens of microseconds: without this, the default 50 us timer
+    // slack would stretch every one of those sleeps.
+    prctl(PR_SET_TIMERSLACK, 1UL);
+    MonotonicClock clock;
+    I2cBus bus(clock, profile.bus_byte_time);
+    if (trace)
+        bus.set_trace([&trace](const I2cMessage& m) { (*trace)(m); });
+    NuvotonTpm tpm(clock, *engine, profile, logf);
+    bus.attach(opt.address, tpm);
+    VirtioI2cDevice i2c(bus, logf);
+    TransportStats transport;
+    VhostUserBackend backend(
+        kVirtioI2cFZeroLengthRequest,
+        [&](std::span<const uint8_t> table, uint16_t head, const GuestMemory& memory) {
+            auto start = clock.now();
+            uint32_t used = i2c.handle(table, head, memory);
+            auto ns = static_cast<uint64_t>((clock.now() - start).count());
+            transport.service_ns_total += ns;
+            transport.service_ns_max = std::max(transport.service_ns_max, ns);
+            return used;
+        },
+        logf);
+
+    // SIGTERM/SIGINT arrive as a readable fd, so the poll loop ends cleanly and writes stats.
+    sigset_t stop_signals;
+    sigemptyset(&stop_signals);
+    sigaddset(&stop_signals, SIGTERM);
+    sigaddset(&stop_signals, SIGINT);
+    sigprocmask(SIG_BLOCK, &stop_signals, nullptr);
+    signal(SIGPIPE, SIG_IGN);
+    int stop_fd = signalfd(-1, &stop_signals, SFD_CLOEXEC);
+
+    int listener = listen_on(opt.socket, error);
+    if (listener < 0 || stop_fd < 0) {
+        std::cerr << "ksweep-tpmd: " << (listener < 0 ? error : "signalfd failed") << '\n';
+        return 1;
+    }
+    char address[8];
+    std::snprintf(address, sizeof address, "0x%02x", opt.address);
+    logf("listening on " + opt.socket + ", profile " + profile.name + ", TPM at " + address);
+    std::cout << "ready" << std::endl;
+
+    pollfd fds[2] = {{listener, POLLIN, 0}, {stop_fd, POLLIN, 0}};
+    while (poll(fds, 2, -1) < 0 && errno == EINTR) {
+    }
+    if (fds[0].revents & POLLIN) {
+        int connection = accept4(listener, nullptr, nullptr, SOCK_CLOEXEC);
+        if (connection >= 0) {
+            logf("vhost-user: connected");
+            bool closed = backend.serve(connection, stop_fd);
+            logf(closed ? "vhost-user: disconnected" : "stopping on signal");
+            close(connection);
+        }
+    } else {
+        logf("stopping on signal");
+    }
+    close(listener);
+    std::filesystem::remove(opt.socket, ec);
+
+    transport.requests = i2c.requests();
+    transport.malformed = i2c.malformed();
+    transport.kicks = backend.kicks();
+    logf(format_stats_line(tpm.stats(), transport));
+    if (!write_stats(opt.stats, format_stats_json(profile.name, tpm.stats(), transport))) {
+        std::cerr << "ksweep-tpmd: cannot write " << opt.stats << '\n';
+        return 1;
+    }
+    return 0;
+}

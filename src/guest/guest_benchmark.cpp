@@ -1,0 +1,140 @@
+#include "guest/guest_benchmark.h"
+
+#include "core/cache_dir.h"
+#include "guest/guest_initramfs.h"
+#include "guest/guest_kernel.h"
+#include "guest/guest_modules.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+namespace fs = std::filesystem;
+
+namespace ksweep::guest {
+
+namespace {
+
+std::map<std::string, std::string> read_env_file(const fs::path& path) {
+    std::map<std::string, std::string> values;
+    std::ifstream in(path);
+    for (std::string line; std::getline(in, line);)
+        if (size_t eq = line.find('='); eq != std::string::npos && line[0] != '#')
+            values[line.substr(0, eq)] = line.substr(eq + 1);
+    return values;
+}
+
+std::string from_env_or_file(const char* name, const std::map<std::string, std::string>& file) {
+    if (const char* v = std::getenv(name); v && *v)
+        return v;
+    auto it = file.find(name);
+    return it == file.end() ? "" : it->second;
+}
+
+} // namespace
+
+GuestEnvironment GuestEnvironment::load() {
+    GuestEnvironment env;
+    env.cache_dir = ksweep::cache_dir();
+    auto file = read_env_file(fs::path(env.cache_dir) / "env");
+    env.tree = from_env_or_file("KSWEEP_TREE_6_1", file);
+    env.headers_dir = from_env_or_file("KSWEEP_HEADERS", file);
+    env.kernel_release = from_env_or_file("KSWEEP_KERNEL_RELEASE", file);
+    for (const auto& [value, name] :
+         {std::pair{env.tree, "KSWEEP_TREE_6_1"}, std::pair{env.headers_dir, "KSWEEP_HEADERS"},
+          std::pair{env.kernel_release, "KSWEEP_KERNEL_RELEASE"}})
+        if (value.empty())
+            throw std::runtime_error(std::string(name) + " is not set and not in " + env.cache_dir +
+                                     "/env: run scripts/setup.sh first");
+    return env;
+}
+
+std::string default_profile() {
+    return KSWEEP_SOURCE_DIR "/qemu/profiles/nuvoton_npct_default.yaml";
+}
+
+std::string tpmd_executable() {
+    return KSWEEP_TPMD_PATH;
+}
+
+std::string extend_executable() {
+    return KSWEEP_TPM_EXTEND_PATH;
+}
+
+GuestBenchmarkResult run_guest_benchmark(const GuestBenchmarkOptions& options) {
+    GuestBenchmarkResult result;
+    auto progress = [&](const std::string& text) {
+        if (options.on_progress)
+            options.on_progress(text);
+    };
+    try {
+        GuestEnvironment env = GuestEnvironment::load();
+        std::string modules_cache = env.cache_dir + "/modules";
+        fs::path tpm_dir = fs::path(env.tree) / "drivers/char/tpm";
+
+        progress("building i2c-virtio.ko");
+        result.i2c_virtio_build =
+            build_modules({{(fs::path(env.tree) / "drivers/i2c/busses/i2c-virtio.c").string()},
+                           {},
+                           env.headers_dir,
+                           modules_cache});
+        if (!result.i2c_virtio_build.ok) {
+            result.error = "building i2c-virtio.ko failed:\n" + result.i2c_virtio_build.error +
+                           "\n  log: " + result.i2c_virtio_build.log_path;
+            return result;
+        }
+
+        progress("building the driver under test");
+        std::vector<std::string> include_dirs = options.driver_include_dirs;
+        if (include_dirs.empty())
+            include_dirs.push_back(tpm_dir.string());
+        result.driver_build =
+            build_modules({{options.driver_source}, include_dirs, env.headers_dir, modules_cache});
+        if (!result.driver_build.ok) {
+            result.error = "building " + options.driver_source + " failed:\n" +
+                           result.driver_build.error + "\n  log: " + result.driver_build.log_path;
+            return result;
+        }
+
+        progress("assembling the initramfs");
+        std::string modules_dir = "/lib/modules/" + env.kernel_release;
+        InitramfsContents contents;
+        contents.init_script = KSWEEP_SOURCE_DIR "/qemu/init.sh";
+        contents.extend_program = extend_executable();
+        contents.modules = resolve_image_modules(modules_dir, default_guest_modules()).load_order;
+        contents.modules.push_back(result.i2c_virtio_build.modules.front());
+        contents.modules.push_back(result.driver_build.modules.front());
+
+        GuestRunOptions run;
+        run.initramfs = build_initramfs(contents, env.cache_dir + "/initramfs");
+        fs::path vmlinuz = "/boot/vmlinuz-" + env.kernel_release;
+        if (!fs::exists(vmlinuz)) {
+            result.error = "no kernel image " + vmlinuz.string() + " (install linux-image-" +
+                           env.kernel_release + ")";
+            return result;
+        }
+        GuestKernel kernel = guest_kernel(vmlinuz, env.tree, env.cache_dir + "/kernel");
+        if (!kernel.note.empty())
+            progress("note: " + kernel.note);
+        run.kernel_image = kernel.image;
+        run.tpmd = tpmd_executable();
+        run.profile = options.profile.empty() ? default_profile() : options.profile;
+        run.extends = options.extends;
+        // Boot ~10 s under TCG; a historical driver at HZ=250 needs tens of ms per extend.
+        run.timeout = options.timeout.count() > 0 ? options.timeout
+                                                  : std::chrono::seconds(90 + options.extends / 4);
+        run.run_dir = options.run_dir;
+        run.trace = options.trace;
+        run.on_progress = options.on_progress;
+        result.run = run_guest(run);
+    } catch (const std::exception& e) {
+        result.error = e.what();
+        return result;
+    }
+    result.summary = summarize(result.run.report.samples);
+    result.ok = result.run.outcome == GuestOutcome::passed;
+    return result;
+}
+
+} // namespace ksweep::guest

@@ -1,0 +1,58 @@
+// The whole guest benchmark for one driver source: build i2c-virtio.ko and the driver under
+// test (cached), assemble the initramfs (cached), boot once with the emulated TPM, summarise
+// the per-extend times. `ksweep guest` is a thin shell around it; `ksweep validate` L4 runs it
+// per variant.
+#pragma once
+
+#include "guest/guest_stats.h"
+#include "guest/module_build.h"
+#include "guest/qemu_runner.h"
+
+#include <chrono>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace ksweep::guest {
+
+// Where the kernel pieces are: process environment first, then the file scripts/setup.sh
+// writes (<cache>/env, cache = $KSWEEP_CACHE or ~/.cache/ksweep).
+struct GuestEnvironment {
+    std::string cache_dir;
+    std::string tree;           // KSWEEP_TREE_6_1: the source tree i2c-virtio.c comes from
+    std::string headers_dir;    // KSWEEP_HEADERS
+    std::string kernel_release; // KSWEEP_KERNEL_RELEASE: /boot/vmlinuz-<it>, /lib/modules/<it>
+
+    // Throws std::runtime_error saying which value is missing and how to get it.
+    static GuestEnvironment load();
+};
+
+struct GuestBenchmarkOptions {
+    std::string driver_source; // the tpm_i2c_nuvoton.c to test (baseline, patched, historical)
+    // Where its "private" headers are when they are not beside it; default: the tree's
+    // drivers/char/tpm.
+    std::vector<std::string> driver_include_dirs;
+    std::uint32_t extends = 10;
+    std::string profile;             // default: default_profile()
+    std::chrono::seconds timeout{0}; // 0: a budget scaled to `extends`
+    std::string run_dir;             // required
+    bool trace = false;              // keep an I2C message trace in run_dir (GuestRunOptions)
+    std::function<void(const std::string&)> on_progress;
+};
+
+struct GuestBenchmarkResult {
+    bool ok = false;   // built, booted, every extend succeeded, PCR matches
+    std::string error; // set when it did not get as far as a boot
+    ModuleBuildResult i2c_virtio_build, driver_build;
+    GuestRunResult run;
+    ExtendSummary summary;
+};
+
+std::string default_profile();
+// ksweep's own helper executables, found beside the ksweep binary's build.
+std::string tpmd_executable();
+std::string extend_executable();
+
+GuestBenchmarkResult run_guest_benchmark(const GuestBenchmarkOptions& options);
+
+} // namespace ksweep::guest

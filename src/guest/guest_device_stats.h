@@ -1,0 +1,25 @@
+// The counters ksweep-tpmd writes to its --stats file (JSON) that say whether the driver
+// treated the device right: timing-requirement violations, NACKs, protocol errors.
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace ksweep::guest {
+
+struct DeviceCounters {
+    long commands = 0;
+    long extends = 0;    // TPM2_PCR_Extend commands the chip executed
+    long violations = 0; // accesses that broke the profile's timing requirements
+    long nacks = 0;
+    long protocol_errors = 0; // register accesses the chip's protocol does not allow
+    long malformed_requests = 0;
+
+    // "0 timing violations, 0 NACKs, 0 protocol errors, 0 malformed requests"
+    std::string summary() const;
+};
+
+// nullopt if the text is not the stats object (the back end died before writing it).
+std::optional<DeviceCounters> parse_device_stats(const std::string& json);
+
+} // namespace ksweep::guest

@@ -1,0 +1,38 @@
+// Out-of-tree module builds against a prepared headers directory (Debian's
+// linux-headers-<release>): `make -C <headers> M=<dir> modules` with a generated Kbuild.
+// Used for the guest's i2c-virtio.ko and the driver under test, and by `ksweep validate` L3.
+//
+// Each build lives in <cache_dir>/<key>, where key hashes the headers' kernel release and every
+// file that goes in (sources and the private headers they include with "..."), so building the
+// same sources again is instant and two sources never share a stale object.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace ksweep::guest {
+
+struct ModuleBuildRequest {
+    // Driver .c files; each builds one module named after its file (i2c-virtio.c ->
+    // i2c-virtio.ko).
+    std::vector<std::string> sources;
+    // Where #include "..." files are looked for after the including file's own directory
+    // (e.g. the tree's drivers/char/tpm when the source is a patched copy elsewhere).
+    std::vector<std::string> include_dirs;
+    std::string headers_dir;
+    std::string cache_dir;
+};
+
+struct ModuleBuildResult {
+    bool ok = false;
+    bool cached = false;               // found in the cache, make did not run
+    std::string dir;                   // the build directory (sources, Kbuild, build.log)
+    std::string log_path;              // make's output
+    std::vector<std::string> modules;  // .ko paths, in the order of the sources
+    std::vector<std::string> warnings; // compiler and modpost warning lines
+    std::string error;                 // why it failed: the error lines, or what was missing
+};
+
+ModuleBuildResult build_modules(const ModuleBuildRequest& request);
+
+} // namespace ksweep::guest

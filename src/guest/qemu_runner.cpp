@@ -1,0 +1,256 @@
+#include "guest/qemu_runner.h"
+
+#include "core/file_io.h"
+#include "core/process.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <poll.h>
+#include <sstream>
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+namespace ksweep::guest {
+
+namespace {
+
+constexpr auto kBackendStartTimeout = std::chrono::seconds(15);
+constexpr auto kBackendGoneGrace = std::chrono::seconds(3);
+
+// Unix socket paths are limited to 108 bytes; a deep --keep directory gets a short one in /tmp.
+std::string socket_path(const fs::path& run_dir) {
+    fs::path inside = run_dir / "tpm-i2c.sock";
+    if (inside.string().size() < 100)
+        return inside.string();
+    return (make_temp_dir("ksweep-sock") / "tpm-i2c.sock").string();
+}
+
+// Feeds complete lines of `pending` to `on_line`, keeping a trailing partial line.
+template <typename F> void split_lines(std::string& pending, F&& on_line) {
+    size_t start = 0, end;
+    while ((end = pending.find('\n', start)) != std::string::npos) {
+        on_line(std::string_view(pending).substr(start, end - start));
+        start = end + 1;
+    }
+    pending.erase(0, start);
+}
+
+// Waits for the back end's "ready" line; false if it exits or stays silent too long.
+bool wait_until_ready(ChildProcess& backend, std::string& output) {
+    auto deadline = Clock::now() + kBackendStartTimeout;
+    while (Clock::now() < deadline) {
+        std::istringstream lines(output);
+        for (std::string line; std::getline(lines, line);)
+            if (line.rfind("ready", 0) == 0)
+                return true;
+        if (backend.output_fd() < 0 || backend.poll_exit())
+            return false;
+        pollfd pfd{backend.output_fd(), POLLIN, 0};
+        poll(&pfd, 1, 100);
+        backend.read_available(output);
+    }
+    return false;
+}
+
+// The end of a log, for errors QEMU itself printed (a socket it could not connect to).
+std::string last_lines(const std::string& text, size_t count) {
+    std::vector<std::string> lines;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);)
+        lines.push_back(line);
+    std::string tail;
+    for (size_t i = lines.size() > count ? lines.size() - count : 0; i < lines.size(); ++i)
+        tail += "    " + lines[i] + "\n";
+    return tail;
+}
+
+std::string where_logs_are(const GuestRunResult& r) {
+    return "\n  console:  " + r.console_log + "\n  back end: " + r.backend_log +
+           "\n  stats:    " + r.stats_path;
+}
+
+void judge(GuestRunResult& r, const GuestRunOptions& options) {
+    const GuestReport& report = r.report;
+    std::string errors;
+    for (const auto& e : report.errors)
+        errors += "\n  guest: " + e;
+    if (!report.complete()) {
+        r.outcome = GuestOutcome::guest_failed;
+        r.message = "the guest stopped in phase '" + report.last_phase() + "' with " +
+                    std::to_string(report.samples.size()) + "/" + std::to_string(options.extends) +
+                    " extends done, " + std::to_string(report.failed_extends()) + " failed" +
+                    errors;
+        return;
+    }
+    r.pcr = check_pcr(*report.pcr_initial, *report.pcr_final,
+                      static_cast<std::uint32_t>(report.samples.size()));
+    r.outcome = r.pcr->passed ? GuestOutcome::passed : GuestOutcome::pcr_mismatch;
+    r.message = r.pcr->message;
+    if (!r.pcr->started_from_zero)
+        r.message += " (PCR 16 was not zero after the reset; the chain started from its value)";
+}
+
+} // namespace
+
+const char* to_string(GuestOutcome outcome) {
+    switch (outcome) {
+    case GuestOutcome::passed:
+        return "passed";
+    case GuestOutcome::backend_failed:
+        return "back end failed";
+    case GuestOutcome::timed_out:
+        return "timed out";
+    case GuestOutcome::guest_failed:
+        return "guest failed";
+    case GuestOutcome::pcr_mismatch:
+        return "PCR mismatch";
+    }
+    return "?";
+}
+
+std::vector<std::string> qemu_command(const GuestRunOptions& o, const std::string& socket) {
+    std::string memory = std::to_string(o.memory_mb);
+    std::vector<std::string> args;
+    auto add = [&](std::initializer_list<std::string> more) { args.insert(args.end(), more); };
+    // TCG: KVM does not work on these machines (REFERENCE §5). No NIC: no iPXE ROM to wait for.
+    add({o.qemu, "-accel", "tcg", "-m", memory, "-smp", "1"});
+    // Guest time under plain TCG counts the emulator's own slowness: every I2C transfer cost the
+    // guest ~0.25 ms of emulated driver code, on top of the modelled bus time, in both variants.
+    // With icount the virtual CPU retires one instruction per ns (a modest 1 GHz core), so the
+    // driver's code costs what it would on hardware; while the guest sleeps or waits for the
+    // device (sleep=on, the default) its clock runs at real time, the back end's time.
+    add({"-icount", "shift=0"});
+    add({"-nographic", "-no-reboot", "-nic", "none"});
+    add({"-kernel", o.kernel_image, "-initrd", o.initramfs});
+    add({"-append", "console=ttyS0 quiet panic=-1 ksweep.n=" + std::to_string(o.extends) +
+                        " ksweep.device=" + o.i2c_device + " ksweep.addr=" + o.i2c_address});
+    // vhost-user needs guest memory the back end can map.
+    add({"-object", "memory-backend-memfd,id=mem,size=" + memory + "M,share=on"});
+    add({"-numa", "node,memdev=mem"});
+    add({"-chardev", "socket,id=tpmi2c,path=" + socket});
+    add({"-device", "vhost-user-i2c-pci,chardev=tpmi2c"});
+    return args;
+}
+
+GuestRunResult run_guest(const GuestRunOptions& options) {
+    GuestRunResult r;
+    fs::path dir = fs::absolute(options.run_dir);
+    fs::create_directories(dir);
+    r.run_dir = dir.string();
+    r.console_log = (dir / "console.log").string();
+    r.backend_log = (dir / "tpmd.log").string();
+    r.stats_path = (dir / "tpmd-stats.json").string();
+    fs::path state_dir = dir / "tpm-state";
+    fs::remove_all(state_dir); // a fresh TPM for every boot
+    fs::create_directories(state_dir);
+    std::string socket = socket_path(dir);
+    fs::remove(socket);
+    auto progress = [&](const std::string& text) {
+        if (options.on_progress)
+            options.on_progress(text);
+    };
+
+    progress("starting ksweep-tpmd");
+    std::vector<std::string> backend_args{
+        options.tpmd,       "--socket", socket,       "--profile", options.profile, "--state-dir",
+        state_dir.string(), "--stats",  r.stats_path, "--log",     r.backend_log};
+    if (options.trace) {
+        r.trace_log = (dir / "i2c-trace.log").string();
+        backend_args.insert(backend_args.end(), {"--trace", r.trace_log});
+    }
+    ChildProcess backend(backend_args, "", options.nice);
+    if (!wait_until_ready(backend, r.backend_output)) {
+        backend.terminate();
+        backend.read_available(r.backend_output);
+        r.outcome = GuestOutcome::backend_failed;
+        r.message = "ksweep-tpmd did not become ready:\n" + r.backend_output + where_logs_are(r);
+        return r;
+    }
+
+    auto command = qemu_command(options, socket);
+    std::ofstream console(r.console_log, std::ios::binary | std::ios::trunc);
+    for (const auto& arg : command)
+        console << arg << ' ';
+    console << "\n\n" << std::flush;
+
+    progress("booting");
+    auto start = Clock::now();
+    ChildProcess qemu(command, "", options.nice);
+    r.nice = std::max(qemu.nice(), backend.nice());
+    GuestOutputParser parser;
+    std::string pending;
+    size_t phases_shown = 0;
+    bool timed_out = false, backend_died = false;
+    std::optional<Clock::time_point> backend_exited;
+    while (qemu.output_fd() >= 0) {
+        if (Clock::now() - start > options.timeout) {
+            timed_out = true;
+            qemu.terminate();
+            break;
+        }
+        // ksweep-tpmd also exits when QEMU disconnects at power-off; only a back end gone while
+        // QEMU keeps running is a failure (the guest's next transfer would hang forever).
+        if (!backend_exited && backend.poll_exit())
+            backend_exited = Clock::now();
+        if (backend_exited && Clock::now() - *backend_exited > kBackendGoneGrace) {
+            backend_died = true;
+            qemu.terminate();
+            break;
+        }
+        pollfd fds[2] = {{qemu.output_fd(), POLLIN, 0}, {backend.output_fd(), POLLIN, 0}};
+        poll(fds, backend.output_fd() >= 0 ? 2 : 1, 200);
+        backend.read_available(r.backend_output);
+        std::string chunk;
+        qemu.read_available(chunk);
+        console << chunk << std::flush; // kept as it comes, so a killed run still has it
+        pending += chunk;
+        size_t samples_before = parser.report().samples.size();
+        split_lines(pending, [&](std::string_view line) { parser.feed_line(line); });
+        const auto& report = parser.report();
+        for (; phases_shown < report.phases.size(); ++phases_shown)
+            progress(report.phases[phases_shown]);
+        if (report.samples.size() != samples_before && report.requested)
+            progress("extend " + std::to_string(report.samples.size()) + "/" +
+                     std::to_string(*report.requested));
+    }
+    if (!pending.empty())
+        parser.feed_line(pending);
+    int qemu_status = qemu.wait();
+    r.wall_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+
+    // The back end writes its statistics when it stops.
+    backend.terminate();
+    backend.read_available(r.backend_output);
+    std::ofstream(dir / "tpmd.out") << r.backend_output;
+    r.stats = read_file(r.stats_path).value_or("");
+    r.device = parse_device_stats(r.stats);
+    r.report = parser.report();
+
+    if (timed_out) {
+        r.outcome = GuestOutcome::timed_out;
+        r.message = "the guest did not finish within " + std::to_string(options.timeout.count()) +
+                    " s (last phase: '" + r.report.last_phase() + "', " +
+                    std::to_string(r.report.samples.size()) + " extends done); killed it" +
+                    where_logs_are(r);
+        return r;
+    }
+    if (backend_died) {
+        r.outcome = GuestOutcome::backend_failed;
+        r.message = "ksweep-tpmd exited during the boot (status " + std::to_string(backend.wait()) +
+                    ", last phase: '" + r.report.last_phase() + "'); stopped the guest:\n" +
+                    last_lines(r.backend_output, 5) + where_logs_are(r);
+        return r;
+    }
+    judge(r, options);
+    if (r.outcome != GuestOutcome::passed) {
+        if (qemu_status != 0)
+            r.message += "\n  qemu exited with status " + std::to_string(qemu_status) + ":\n" +
+                         last_lines(read_file(r.console_log).value_or(""), 5);
+        r.message += where_logs_are(r);
+    }
+    return r;
+}
+
+} // namespace ksweep::guest

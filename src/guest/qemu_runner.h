@@ -1,0 +1,73 @@
+// One validation boot: start ksweep-tpmd (the emulated Nuvoton I2C TPM behind
+// vhost-user-i2c), boot Debian's stock kernel with the guest initramfs in QEMU under TCG, read
+// the guest's console until it powers off or the timeout kills it, then check the final PCR
+// against the host's hash chain. Every log stays in the run directory.
+#pragma once
+
+#include "guest/guest_device_stats.h"
+#include "guest/guest_output.h"
+#include "guest/pcr_check.h"
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ksweep::guest {
+
+struct GuestRunOptions {
+    std::string qemu = "qemu-system-x86_64";
+    std::string kernel_image; // guest_kernel(): the PVH vmlinux, or /boot/vmlinuz-<release>
+    std::string initramfs;
+    std::string tpmd;    // the ksweep-tpmd executable
+    std::string profile; // its device profile (qemu/profiles/*.yaml)
+    std::uint32_t extends = 10;
+    std::string i2c_device = "tpm2_i2c_nuvoton";
+    std::string i2c_address = "0x2e";
+    int memory_mb = 512;
+    std::chrono::seconds timeout{300}; // the whole boot, from QEMU's start
+    std::string run_dir;               // created if missing; logs, socket and TPM state go here
+    bool trace = false;                // ksweep-tpmd --trace into run_dir/i2c-trace.log
+    // ksweep-tpmd and QEMU run at this niceness, so other work on the host (a parallel build)
+    // delays their wake-ups less; it needs CAP_SYS_NICE, without it they run at ksweep's own.
+    int nice = -10;
+    // Called with each boot phase the guest reports ("modules", "probe ...", "extend n=200"),
+    // and with "extend i/N" progress; may be empty.
+    std::function<void(const std::string&)> on_progress;
+};
+
+enum class GuestOutcome {
+    passed,         // all extends succeeded and the PCR matches
+    backend_failed, // ksweep-tpmd did not start (or QEMU could not)
+    timed_out,      // the guest was killed
+    guest_failed,   // the guest finished but something failed (probe, /dev/tpm0, an extend)
+    pcr_mismatch,   // everything ran, the final PCR is wrong
+};
+
+const char* to_string(GuestOutcome outcome);
+
+struct GuestRunResult {
+    GuestOutcome outcome = GuestOutcome::guest_failed;
+    std::string message; // what happened and where the logs are, for the user
+    GuestReport report;
+    std::optional<PcrCheck> pcr;
+    std::string run_dir;
+    std::string console_log;              // the guest's serial console (and QEMU's own messages)
+    std::string backend_log;              // ksweep-tpmd --log
+    std::string trace_log;                // ksweep-tpmd --trace, when asked for
+    std::string backend_output;           // ksweep-tpmd's stdout/stderr
+    std::string stats_path;               // ksweep-tpmd --stats
+    std::string stats;                    // its content after the back end stopped
+    std::optional<DeviceCounters> device; // parsed from `stats`
+    double wall_seconds = 0;              // QEMU start to exit
+    int nice = 0;                         // the niceness QEMU and ksweep-tpmd actually got
+};
+
+// The QEMU command line for one boot (exposed for tests and for the log).
+std::vector<std::string> qemu_command(const GuestRunOptions& options, const std::string& socket);
+
+GuestRunResult run_guest(const GuestRunOptions& options);
+
+} // namespace ksweep::guest

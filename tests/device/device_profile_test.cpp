@@ -1,0 +1,75 @@
+// Device profiles: the shipped ones load, and mistakes are reported with file:line:col.
+#include "device/device_profile.h"
+
+#include <gtest/gtest.h>
+
+namespace ksweep::device {
+namespace {
+
+using namespace std::chrono_literals;
+
+std::string profile_path(const char* name) {
+    return std::string(KSWEEP_SOURCE_DIR) + "/qemu/profiles/" + name;
+}
+
+TEST(DeviceProfileTest, DefaultProfileMakesExtendsTakeMilliseconds) {
+    auto p = load_device_profile(profile_path("nuvoton_npct_default.yaml"));
+    EXPECT_EQ(p.name, "nuvoton_npct_default");
+    EXPECT_GE(p.execution_time(*tpm2_command_code("TPM2_PCR_Extend")), 1ms);
+    EXPECT_EQ(p.execution_time(0x12345), p.default_command_time);
+    EXPECT_EQ(p.bus_byte_time, 22500ns);
+    EXPECT_FALSE(p.requirements.min_status_gap);
+    EXPECT_FALSE(p.requirements.min_poll_interval);
+}
+
+TEST(DeviceProfileTest, StrictProfileSeparatesMsleepFromUsleepRange) {
+    auto p = load_device_profile(profile_path("nuvoton_strict_timing.yaml"));
+    ASSERT_TRUE(p.requirements.min_status_gap);
+    ASSERT_TRUE(p.requirements.min_poll_interval);
+    // msleep(1..2) at HZ=250 sleeps at least 8 ms; usleep_range(2000, 2300) at most ~2.6 ms.
+    EXPECT_LE(*p.requirements.min_status_gap, 8ms);
+    EXPECT_GT(*p.requirements.min_status_gap, 3ms);
+    EXPECT_LE(*p.requirements.min_poll_interval, 8ms);
+    EXPECT_GT(*p.requirements.min_poll_interval, 3ms);
+}
+
+TEST(DeviceProfileTest, CommandsByNameOrNumber) {
+    auto p = parse_device_profile("name: x\ncommands:\n  default_us: 10\n  0x17b: 20\n"
+                                  "  TPM2_PCR_Extend: 2.5\n",
+                                  "p.yaml");
+    EXPECT_EQ(p.execution_time(0x17b), 20us);
+    EXPECT_EQ(p.execution_time(0x182), 2500ns);
+    EXPECT_EQ(p.execution_time(0x144), 10us);
+}
+
+void expect_error(const std::string& yaml, const std::string& where, const std::string& what) {
+    try {
+        parse_device_profile(yaml, "p.yaml");
+        ADD_FAILURE() << "accepted: " << yaml;
+    } catch (const ProfileError& e) {
+        std::string msg = e.what();
+        EXPECT_EQ(msg.rfind("p.yaml:" + where + ": ", 0), 0u) << msg;
+        EXPECT_NE(msg.find(what), std::string::npos) << msg;
+    }
+}
+
+TEST(DeviceProfileTest, ErrorsPointAtTheProblem) {
+    expect_error("name: x\ncommands:\n  default_us: 1\n  TPM2_Nope: 3\n", "4:3", "TPM2_Nope");
+    expect_error("name: x\ncommands:\n  default_us: -1\n", "3:15", "between");
+    expect_error("name: x\ncommands:\n  default_us: soon\n", "3:15", "microseconds");
+    expect_error("name: x\ncommands:\n  TPM2_Startup: 3\n", "3:3", "default_us");
+    expect_error("name: x\nbus:\n  speed: 4\ncommands:\n  default_us: 1\n", "3:3",
+                 "unknown key 'speed'");
+    expect_error("name: x\nchip:\n  burst_count: 4\ncommands:\n  default_us: 1\n", "3:16",
+                 "burst_count");
+    expect_error("name: x\ncommands: [1]\n", "2:11", "mapping");
+    expect_error("name: [x\n", "2:1", "flow");
+    expect_error("commands:\n  default_us: 1\n", "1:1", "needs 'name'");
+}
+
+TEST(DeviceProfileTest, MissingFileIsAClearError) {
+    EXPECT_THROW(load_device_profile("/nonexistent/profile.yaml"), ProfileError);
+}
+
+} // namespace
+} // namespace ksweep::device

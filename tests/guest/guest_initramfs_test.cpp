@@ -1,0 +1,183 @@
+// The initramfs pieces: the cpio writer (checked by extracting with GNU cpio), gzip, the
+// static-executable check, and choosing the image modules from modules.dep.
+#include "core/file_io.h"
+#include "core/process.h"
+#include "guest/guest_initramfs.h"
+#include "guest/guest_modules.h"
+#include "require_env.h"
+
+#include <filesystem>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <sstream>
+
+namespace fs = std::filesystem;
+
+namespace ksweep::validate {
+
+using namespace ksweep::guest;
+namespace {
+
+constexpr const char* kTempPrefix = "ksweep-initramfs-test";
+
+void write(const fs::path& path, const std::string& content) {
+    fs::create_directories(path.parent_path());
+    std::ofstream(path, std::ios::binary) << content;
+}
+
+std::string read(const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream out;
+    out << in.rdbuf();
+    return out.str();
+}
+
+CommandResult shell(const std::string& script, const fs::path& cwd) {
+    return run_command({"sh", "-c", script}, cwd.string(), std::chrono::seconds(30));
+}
+
+TEST(CpioWriter, GnuCpioExtractsWhatItWrites) {
+    TempDir dir{kTempPrefix};
+    CpioWriter cpio;
+    cpio.add_directory("bin");
+    cpio.add_file("bin/tool", "#!/bin/sh\necho hi\n", 0755);
+    cpio.add_symlink("bin/sh", "tool");
+    cpio.add_file("odd-size", std::string(5, 'x')); // exercises the 4-byte padding
+    cpio.add_file("empty", "");
+    write(dir.path() / "a.cpio", cpio.finish());
+
+    auto r = shell("mkdir out && cd out && cpio -idm --quiet < ../a.cpio", dir.path());
+    ASSERT_EQ(r.status, 0) << r.output;
+    fs::path out = dir.path() / "out";
+    EXPECT_EQ(read(out / "bin/tool"), "#!/bin/sh\necho hi\n");
+    EXPECT_TRUE((fs::status(out / "bin/tool").permissions() & fs::perms::owner_exec) !=
+                fs::perms::none);
+    EXPECT_TRUE(fs::is_symlink(out / "bin/sh"));
+    EXPECT_EQ(fs::read_symlink(out / "bin/sh"), "tool");
+    EXPECT_EQ(read(out / "odd-size"), "xxxxx");
+    EXPECT_TRUE(fs::exists(out / "empty"));
+}
+
+TEST(CpioWriter, SameContentsSameBytes) {
+    auto make = [] {
+        CpioWriter cpio;
+        cpio.add_file("init", "x", 0755);
+        return cpio.finish();
+    };
+    EXPECT_EQ(make(), make());
+}
+
+TEST(Gzip, RoundTripsThroughGzip) {
+    TempDir dir{kTempPrefix};
+    std::string data;
+    for (int i = 0; i < 10000; ++i)
+        data += std::to_string(i) + "\n";
+    write(dir.path() / "d.gz", gzip_compress(data));
+    auto r = shell("gzip -dc d.gz", dir.path());
+    ASSERT_EQ(r.status, 0);
+    EXPECT_EQ(r.output, data);
+}
+
+TEST(StaticExecutable, TellsStaticFromDynamic) {
+    EXPECT_FALSE(is_static_executable("/bin/sh")); // dash: dynamically linked
+    EXPECT_FALSE(is_static_executable("/nonexistent"));
+    EXPECT_FALSE(is_static_executable("/etc/passwd"));
+    if (!fs::exists("/bin/busybox"))
+        KSWEEP_SKIP_OR_FAIL("busybox-static not installed");
+    EXPECT_TRUE(is_static_executable("/bin/busybox"));
+}
+
+// A modules directory shaped like /lib/modules/<release>: modules.dep lists dependencies so
+// that loading them last-first works.
+class FakeModules : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        write(dir_.path() / "modules.dep",
+              "kernel/drivers/virtio/virtio_ring.ko:\n"
+              "kernel/drivers/virtio/virtio.ko: kernel/drivers/virtio/virtio_ring.ko\n"
+              "kernel/drivers/virtio/virtio_pci.ko.xz: kernel/drivers/virtio/virtio-pci-legacy.ko "
+              "kernel/drivers/virtio/virtio.ko kernel/drivers/virtio/virtio_ring.ko\n"
+              "kernel/drivers/virtio/virtio-pci-legacy.ko:\n");
+        write(dir_.path() / "modules.builtin", "kernel/drivers/char/tpm/tpm.ko\n");
+    }
+    TempDir dir_{kTempPrefix};
+};
+
+TEST_F(FakeModules, DependenciesComeFirstOnce) {
+    auto m = resolve_image_modules(dir_.path().string(), {"virtio", "virtio_pci", "tpm"});
+    std::vector<std::string> names;
+    for (const auto& p : m.load_order)
+        names.push_back(fs::path(p).filename().string());
+    EXPECT_EQ(names, (std::vector<std::string>{"virtio_ring.ko", "virtio.ko",
+                                               "virtio-pci-legacy.ko", "virtio_pci.ko.xz"}));
+    EXPECT_EQ(m.builtin, std::vector<std::string>{"tpm"});
+    // '-' and '_' name the same module.
+    EXPECT_EQ(resolve_image_modules(dir_.path().string(), {"virtio_pci_legacy"}).load_order.size(),
+              1u);
+}
+
+TEST_F(FakeModules, AnUnknownModuleIsNamed) {
+    try {
+        resolve_image_modules(dir_.path().string(), {"no_such_mod"});
+        FAIL() << "expected an error";
+    } catch (const std::runtime_error& e) {
+        EXPECT_NE(std::string(e.what()).find("no_such_mod"), std::string::npos);
+    }
+}
+
+TEST(ImageModules, NoModulesDirIsAClearError) {
+    EXPECT_THROW(resolve_image_modules("/nonexistent/modules", {"virtio"}), std::runtime_error);
+}
+
+TEST(ImageModules, CompressedModulesAreDecompressed) {
+    TempDir dir{kTempPrefix};
+    std::string elf = std::string("\x7f"
+                                  "ELF",
+                                  4) +
+                      std::string(100, 'm');
+    write(dir.path() / "m.ko", elf);
+    ASSERT_EQ(shell("xz -k m.ko && mv m.ko.xz x.ko.xz", dir.path()).status, 0);
+    EXPECT_EQ(read_module_uncompressed((dir.path() / "x.ko.xz").string()), elf);
+    EXPECT_EQ(read_module_uncompressed((dir.path() / "m.ko").string()), elf);
+    EXPECT_EQ(uncompressed_module_name("/a/b/virtio_pci.ko.xz"), "virtio_pci.ko");
+    write(dir.path() / "bad.ko.xz", "not xz");
+    EXPECT_THROW(read_module_uncompressed((dir.path() / "bad.ko.xz").string()), std::runtime_error);
+}
+
+TEST(Initramfs, HoldsInitBusyboxProgramAndModulesInOrder) {
+    if (!is_static_executable("/bin/busybox"))
+        KSWEEP_SKIP_OR_FAIL("busybox-static not installed");
+    TempDir dir{kTempPrefix};
+    write(dir.path() / "init.sh", "#!/bin/sh\n");
+    std::string elf = std::string("\x7f"
+                                  "ELF",
+                                  4) +
+                      "module";
+    write(dir.path() / "mods/b.ko", elf);
+    write(dir.path() / "mods/a.ko", elf);
+    ASSERT_EQ(shell("xz mods/a.ko", dir.path()).status, 0);
+
+    InitramfsContents contents;
+    contents.init_script = (dir.path() / "init.sh").string();
+    contents.extend_program = "/bin/busybox"; // any static executable will do here
+    contents.modules = {(dir.path() / "mods/b.ko").string(),
+                        (dir.path() / "mods/a.ko.xz").string()};
+    std::string first = build_initramfs(contents, (dir.path() / "cache").string());
+    EXPECT_EQ(build_initramfs(contents, (dir.path() / "cache").string()), first); // cached
+
+    auto r =
+        shell("mkdir out && cd out && gzip -dc '" + first + "' | cpio -idm --quiet", dir.path());
+    ASSERT_EQ(r.status, 0) << r.output;
+    fs::path out = dir.path() / "out";
+    EXPECT_EQ(read(out / "init"), "#!/bin/sh\n");
+    EXPECT_TRUE(fs::is_symlink(out / "bin/sh"));
+    EXPECT_TRUE(fs::exists(out / "bin/tpm_extend"));
+    EXPECT_EQ(read(out / "lib/modules/a.ko"), elf);
+    EXPECT_EQ(read(out / "lib/modules/load.order"), "b.ko\na.ko\n");
+
+    contents.extend_program = "/bin/sh"; // dynamic: it would not run in the guest
+    EXPECT_THROW(build_initramfs(contents, (dir.path() / "cache").string()), std::runtime_error);
+}
+
+} // namespace
+} // namespace ksweep::validate
