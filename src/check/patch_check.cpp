@@ -117,7 +117,7 @@ PatchChecker::PatchChecker(const Rule& rule, CheckOptions options)
 }
 
 InputReport PatchChecker::check(const CheckInput& input, Overlay& overlay) const {
-    InputReport report{input.filename, input.vname, {}, 0, 0};
+    InputReport report{input.filename, input.vname, {}, 0, 0, {}, {}};
     std::vector<Patch> patches;
     try {
         patches = read_patches(input.text);

@@ -46,12 +46,22 @@ struct CheckInput {
     PreimageReader preimage;
 };
 
+// What `ksweep fix` would write for a site.
+struct Advice {
+    std::string replacement;  // the call as fix writes it, on one line; empty: fix refuses
+    std::string slack_define; // "#define FOO_DELAY_RANGE 750" when fix adds the constant
+    std::string how;          // fix's own words: "literal in usec", "macro X converted to usec"
+    std::string refused;      // why fix leaves the site alone
+};
+
 struct Warning {
     Finding finding;         // file and line in the patched file
     unsigned input_line = 0; // line of the input holding the added line (checkpatch "#N")
     std::string added_line;  // that line, without its '+'
+    bool line_added = true;  // false: an unchanged call whose value the patch changed
     std::string suggestion;  // "usleep_range(3000, 3750)"
-    std::string message;     // the checkpatch-style message, without level and type
+    Advice advice;
+    std::string message; // the checkpatch-style message, without level and type
     std::string patch_subject;
 };
 
@@ -59,7 +69,9 @@ struct InputReport {
     std::string filename, vname;
     std::vector<Warning> warnings;
     unsigned lines_checked = 0;
-    size_t patches = 0;
+    size_t patches = 0;              // patches checked (cover letters are not patches)
+    std::vector<Warning> unresolved; // calls whose constant could not be evaluated
+    std::vector<std::string> notes;  // what was skipped or could not be done, one line each
 };
 
 // A patch that cannot be checked (does not parse or does not apply): what() says why.

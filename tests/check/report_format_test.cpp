@@ -34,7 +34,7 @@ InputReport sample_report() {
     w.suggestion = "usleep_range(3000, 3750)";
     w.message = "msleep(3) < 20ms can sleep for up to 12ms at HZ=250; use usleep_range(3000, "
                 "3750); see Documentation/timers/timers-howto.rst";
-    return InputReport{"p.patch", "p.patch", {w}, 7, 1};
+    return InputReport{"p.patch", "p.patch", {w}, 7, 1, {}, {}};
 }
 
 const char* kMessage = "msleep(3) < 20ms can sleep for up to 12ms at HZ=250; use usleep_range("
@@ -68,12 +68,12 @@ TEST(TextFormat, B4PerPatchCheck) {
     TextStyle b4{true, true, false, false, true};
     EXPECT_EQ(format_text({sample_report()}, b4),
               std::string("drivers/foo/foo.c:13: WARNING: ") + kMessage + "\n");
-    InputReport clean{"q.patch", "q.patch", {}, 5, 1};
+    InputReport clean{"q.patch", "q.patch", {}, 5, 1, {}, {}};
     EXPECT_EQ(format_text({clean}, b4), "");
 }
 
 TEST(TextFormat, SeveralInputsAreHeadedLikeCheckpatch) {
-    InputReport clean{"q.patch", "q.patch", {}, 5, 1};
+    InputReport clean{"q.patch", "q.patch", {}, 5, 1, {}, {}};
     std::string out = format_text({sample_report(), clean}, {});
     EXPECT_EQ(out.rfind("-------\np.patch\n-------\nWARNING: ", 0), 0u) << out;
     EXPECT_NE(out.find("-------\nq.patch\n-------\ntotal: 0 errors, 0 warnings, 5 lines checked\n\n"

@@ -92,6 +92,62 @@ TEST(CheckCli, GitRangeChecksEachCommitAgainstItsParent) {
     EXPECT_EQ(one.status, 0) << one.output; // patch 1 alone adds no call
 }
 
+// A directory written by `ksweep series`: the cover letter is skipped with a note on stderr,
+// every patch after it is checked, each on top of the ones before.
+TEST(CheckCli, SeriesDirectoryWithItsCoverLetter) {
+    const std::string series = std::string(KSWEEP_FIXTURES) + "/check/series";
+    auto r = run(std::string(KSWEEP_BINARY) + " check --tree " + quote(kTree) + " --format json " +
+                     quote(series),
+                 false);
+    EXPECT_EQ(r.status, 1) << r.output;
+    auto parsed = llvm::json::parse(r.output);
+    ASSERT_TRUE(bool(parsed)) << llvm::toString(parsed.takeError()) << r.output;
+    const auto* inputs = parsed->getAsObject()->getArray("inputs");
+    ASSERT_NE(inputs, nullptr);
+    ASSERT_EQ(inputs->size(), 3u);
+    EXPECT_EQ((*inputs)[0].getAsObject()->getInteger("patches").getValueOr(-1), 0);
+    EXPECT_EQ((*inputs)[1].getAsObject()->getInteger("patches").getValueOr(-1), 1);
+    EXPECT_EQ((*inputs)[2].getAsObject()->getInteger("patches").getValueOr(-1), 1);
+    EXPECT_EQ((*inputs)[2].getAsObject()->getArray("warnings")->size(), 1u);
+
+    auto text = run(std::string(KSWEEP_BINARY) + " check --tree " + quote(kTree) + " " +
+                        quote(series) + " 2>&1 >/dev/null",
+                    false);
+    EXPECT_NE(text.output.find("0000-cover-letter.patch: cover letter ([PATCH 0/2]), no diff: "
+                               "skipped"),
+              std::string::npos)
+        << text.output;
+}
+
+// The same series as one mailbox on stdin, cover letter first.
+TEST(CheckCli, MailboxOfASeriesWithItsCoverLetter) {
+    auto r = check("--format json - < " + quote(kPatches + "/series_with_cover.mbox"));
+    EXPECT_EQ(r.status, 1) << r.output;
+    auto parsed = llvm::json::parse(r.output);
+    ASSERT_TRUE(bool(parsed)) << llvm::toString(parsed.takeError()) << r.output;
+    const auto* inputs = parsed->getAsObject()->getArray("inputs");
+    ASSERT_EQ(inputs->size(), 1u);
+    EXPECT_EQ((*inputs)[0].getAsObject()->getInteger("patches").getValueOr(-1), 2);
+    EXPECT_EQ((*inputs)[0].getAsObject()->getArray("warnings")->size(), 1u);
+}
+
+// git format-patch --cover-letter --stdout: a mailbox git itself wrote.
+TEST(CheckCli, FormatPatchStdoutWithACoverLetter) {
+    ksweep::test::TempDir dir;
+    std::string repo = dir.path() + "/repo";
+    fs::copy(kTree, repo, fs::copy_options::recursive);
+    ksweep::test::init_repo(repo);
+    ASSERT_EQ(run("cd " + quote(repo) + " && git add -A && git commit -qm base && git am -q " +
+                  quote(kPatches + "/series.mbox"))
+                  .status,
+              0);
+    auto r = run("cd " + quote(repo) + " && git format-patch --cover-letter --stdout HEAD~2 | " +
+                     std::string(KSWEEP_BINARY) + " check --tree " + quote(kTree) + " --terse -",
+                 false);
+    EXPECT_EQ(r.status, 1) << r.output;
+    EXPECT_NE(r.output.find("FOO_RETRY_MS is 7"), std::string::npos) << r.output;
+}
+
 TEST(CheckCli, JsonAndSarifParse) {
     for (const char* format : {"json", "sarif"}) {
         auto r = check(std::string("--format ") + format + " " +

@@ -1,0 +1,169 @@
+// Every way a patch can bring in a small sleep without adding a line that says
+// msleep(<literal>), each a patch of tests/fixtures/check/patches on the fixture tree's
+// drivers/foo/foo_irq.c and foo.h. A removed line excuses an added one only when it holds the
+// same call with the same value; a call the patch does not touch is reported when the patch
+// changes what it sleeps.
+#include "check_test_support.h"
+
+namespace ksweep::check {
+namespace {
+
+using testing::check_fixture;
+
+class SleepSources : public ::testing::Test {
+  protected:
+    SleepSources() : rule_(load_rule(default_rule_path())) {}
+
+    // The one warning of a patch: where, and the value the call has after it.
+    const Warning& only_warning(const InputReport& r) {
+        EXPECT_EQ(r.warnings.size(), 1u);
+        EXPECT_TRUE(r.unresolved.empty());
+        if (r.warnings.empty())
+            throw std::runtime_error("no warning");
+        return r.warnings.front();
+    }
+
+    Rule rule_;
+};
+
+TEST_F(SleepSources, ASubsystemHelperReplacedByMsleepIsNotAMove) {
+    // foo_msleep(FOO_TIMEOUT) -> msleep(FOO_TIMEOUT): "msleep(FOO_TIMEOUT)" is a substring of
+    // the removed line, but the removed call is another function.
+    const Warning& w = only_warning(check_fixture(rule_, "own_sleep_helper_to_msleep.patch"));
+    EXPECT_EQ(w.finding.file, "drivers/foo/foo_irq.c");
+    EXPECT_EQ(w.finding.line, 11u);
+    EXPECT_EQ(w.finding.value_ms, 5);
+    EXPECT_EQ(w.input_line, 22u);
+    EXPECT_TRUE(w.line_added);
+
+    const Warning& literal =
+        only_warning(check_fixture(rule_, "own_sleep_helper_literal_to_msleep.patch"));
+    EXPECT_EQ(literal.finding.call, "msleep(1)");
+}
+
+TEST_F(SleepSources, UsleepRangeReplacedByMsleep) {
+    const Warning& w = only_warning(check_fixture(rule_, "usleep_range_to_msleep.patch"));
+    EXPECT_EQ(w.finding.call, "msleep(3)");
+}
+
+TEST_F(SleepSources, ALongSleepMadeShort) {
+    const Warning& w = only_warning(check_fixture(rule_, "shorter_literal.patch"));
+    EXPECT_EQ(w.finding.call, "msleep(2)");
+}
+
+TEST_F(SleepSources, AHeaderDefineMadeSmallReachesACallInAnotherFile) {
+    // The patch only changes foo.h; foo_irq.c's msleep(FOO_POLL_MS) now sleeps 5 ms.
+    const Warning& w = only_warning(check_fixture(rule_, "header_define_made_small.patch"));
+    EXPECT_EQ(w.finding.file, "drivers/foo/foo_irq.c");
+    EXPECT_EQ(w.finding.line, 21u);
+    EXPECT_EQ(w.finding.value_ms, 5);
+    EXPECT_FALSE(w.line_added);
+    EXPECT_EQ(w.input_line, 22u); // the patch's "+#define FOO_POLL_MS 5"
+    EXPECT_EQ(w.added_line, "\tmsleep(FOO_POLL_MS);");
+    EXPECT_NE(w.message.find("FOO_POLL_MS is 5 (#define at drivers/foo/foo.h:22, changed by "
+                             "this patch)"),
+              std::string::npos)
+        << w.message;
+}
+
+TEST_F(SleepSources, ASameFileDefineMadeSmall) {
+    const Warning& w = only_warning(check_fixture(rule_, "same_file_define_made_small.patch"));
+    EXPECT_EQ(w.finding.line, 16u);
+    EXPECT_EQ(w.finding.call, "msleep(FOO_IRQ_SETTLE_MS)");
+    EXPECT_EQ(w.finding.value_ms, 5);
+    EXPECT_FALSE(w.line_added);
+}
+
+TEST_F(SleepSources, AnEnumeratorChangedInAHeader) {
+    const Warning& w = only_warning(check_fixture(rule_, "enum_value_changed.patch"));
+    EXPECT_EQ(w.finding.file, "drivers/foo/foo_irq.c");
+    EXPECT_EQ(w.finding.call, "msleep(FOO_LONG_TIMEOUT)");
+    EXPECT_EQ(w.finding.value_ms, 2);
+    EXPECT_EQ(w.input_line, 22u);
+}
+
+TEST_F(SleepSources, AHeaderMacroRedefinedInTheFile) {
+    const Warning& w = only_warning(check_fixture(rule_, "macro_redefined.patch"));
+    EXPECT_EQ(w.finding.call, "msleep(FOO_POLL_MS)");
+    EXPECT_EQ(w.finding.line, 24u);
+    EXPECT_EQ(w.finding.value_ms, 3);
+}
+
+TEST_F(SleepSources, ACallAddedInAMacroBodyIsJudgedAtEachUse) {
+    // #define foo_irq_pause(ms) msleep(ms), used with 4 and with 30: only the first is small.
+    const Warning& w = only_warning(check_fixture(rule_, "call_added_in_macro_body.patch"));
+    EXPECT_EQ(w.finding.line, 26u);
+    EXPECT_EQ(w.finding.value_ms, 4);
+    EXPECT_TRUE(w.line_added);
+    EXPECT_NE(w.message.find("foo_irq_pause(4)"), std::string::npos) << w.message;
+}
+
+TEST_F(SleepSources, ANewUseOfAHeaderSleepMacro) {
+    // foo_nap(ms) is msleep(ms) in foo.h: the call is spelled in the header.
+    const Warning& w = only_warning(check_fixture(rule_, "macro_use_added.patch"));
+    EXPECT_EQ(w.finding.file, "drivers/foo/foo_irq.c");
+    EXPECT_EQ(w.finding.line, 27u);
+    EXPECT_EQ(w.finding.value_ms, 3);
+    EXPECT_NE(w.message.find("foo_nap(3)"), std::string::npos) << w.message;
+}
+
+TEST_F(SleepSources, AHeaderMacroWhoseBodyBecomesMsleep) {
+    // foo_settle(ms) was usleep_range(), now msleep(ms): foo_irq.c's foo_settle(3) sleeps 3 ms.
+    const Warning& w = only_warning(check_fixture(rule_, "header_macro_body_changed.patch"));
+    EXPECT_EQ(w.finding.file, "drivers/foo/foo_irq.c");
+    EXPECT_EQ(w.finding.line, 23u);
+    EXPECT_EQ(w.finding.value_ms, 3);
+    EXPECT_EQ(w.input_line, 22u);
+}
+
+TEST_F(SleepSources, ARenamedFileKeepsItsSleeps) {
+    InputReport r = check_fixture(rule_, "rename_file.patch");
+    EXPECT_TRUE(r.warnings.empty()) << r.warnings.front().message;
+    EXPECT_TRUE(r.unresolved.empty());
+}
+
+TEST_F(SleepSources, ACopiedFileDuplicatesItsSmallSleeps) {
+    PatchChecker checker(rule_, CheckOptions{testing::kTree, "", true, 250});
+    Overlay overlay;
+    CheckInput input{"copy", "copy", testing::fixture_text(testing::kPatches + "/copy_file.patch"),
+                     tree_reader(testing::kTree)};
+    InputReport r = checker.check(input, overlay);
+    ASSERT_EQ(r.warnings.size(), 1u);
+    EXPECT_EQ(r.warnings[0].finding.file, "drivers/foo/foo_irq_b.c");
+    EXPECT_EQ(r.warnings[0].finding.call, "msleep(2)");
+    EXPECT_FALSE(r.warnings[0].line_added);
+    // A copy keeps its source.
+    EXPECT_TRUE(overlay.count("drivers/foo/foo_irq.c") == 0 || overlay["drivers/foo/foo_irq.c"]);
+}
+
+TEST_F(SleepSources, SleepsThePatchDoesNotChangeStaySilent) {
+    // foo_irq.c already has msleep(2); a patch that adds a variable sleep leaves it alone, and
+    // the variable is silent, as checkpatch.pl is.
+    InputReport r = check_fixture(rule_, "add_variable.patch");
+    EXPECT_TRUE(r.warnings.empty());
+    EXPECT_TRUE(r.unresolved.empty());
+}
+
+TEST_F(SleepSources, AConstantThatCannotBeEvaluatedIsReportedWithWhy) {
+    // foo_board.h is not in the tree: the semantic parse fails and FOO_BOARD_DELAY has no value.
+    InputReport r = check_fixture(rule_, "unresolved_missing_header.patch");
+    EXPECT_TRUE(r.warnings.empty());
+    ASSERT_EQ(r.unresolved.size(), 1u);
+    const Warning& u = r.unresolved[0];
+    EXPECT_EQ(u.finding.call, "msleep(FOO_BOARD_DELAY)");
+    EXPECT_EQ(u.input_line, 29u);
+    EXPECT_NE(u.message.find("FOO_BOARD_DELAY"), std::string::npos) << u.message;
+    EXPECT_NE(u.message.find("foo_board.h"), std::string::npos) << u.message;
+    EXPECT_NE(u.message.find("--build-dir"), std::string::npos) << u.message;
+}
+
+TEST_F(SleepSources, WithoutTheSemanticEngineAnEnumIsUnresolvedNotClean) {
+    InputReport r = check_fixture(rule_, "add_enum.patch", /*semantic=*/false);
+    EXPECT_TRUE(r.warnings.empty());
+    ASSERT_EQ(r.unresolved.size(), 1u);
+    EXPECT_NE(r.unresolved[0].message.find("--lexical-only"), std::string::npos)
+        << r.unresolved[0].message;
+}
+
+} // namespace
+} // namespace ksweep::check
