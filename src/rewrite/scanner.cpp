@@ -210,8 +210,11 @@ FileOutcome scan_file(const ScanContext& c, const std::string& rel_path,
         SemanticScan semantic = semantic_scan(semantic_request(c, rel_path, content, lexical));
         if (semantic.parsed) {
             out.semantic_parsed = true;
-            for (auto& site : lexical.sites)
-                merge(site, semantic);
+            // A parse made only for the macro uses leaves the calls as a scan without them
+            // resolves them: the same file gives the same findings either way.
+            if (lexical.needs_semantic())
+                for (auto& site : lexical.sites)
+                    merge(site, semantic);
             out.macro_uses = macro_use_findings(rel_path, content, semantic.expansions);
         } else {
             out.semantic_failed = true;

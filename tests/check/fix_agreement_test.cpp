@@ -8,9 +8,11 @@
 #include "rewrite/fixer.h"
 #include "rewrite/scanner.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <set>
 
 namespace fs = std::filesystem;
 
@@ -71,8 +73,9 @@ TEST_P(FixAgreement, TheWarningSuggestsWhatFixWrites) {
     write(tree.path() / "Makefile", "VERSION = 6\nPATCHLEVEL = 1\nSUBLEVEL = 0\n"
                                     "EXTRAVERSION = -fixture\n");
     write(tree.path() / "include/linux/delay.h",
-          "void msleep(unsigned int msecs);\nvoid usleep_range(unsigned long min, unsigned long "
-          "max);\nvoid fsleep(unsigned long usecs);\n");
+          "#define USEC_PER_MSEC 1000L\nvoid msleep(unsigned int msecs);\n"
+          "void usleep_range(unsigned long min, unsigned long max);\n"
+          "void fsleep(unsigned long usecs);\n");
     const std::string path = "drivers/misc/" + c.fixture;
     const std::string text = *read_file(kFixFixtures + "/" + c.fixture);
     write(tree.path() / "drivers/misc/qux.h", *read_file(kFixFixtures + "/qux.h"));
@@ -95,31 +98,47 @@ TEST_P(FixAgreement, TheWarningSuggestsWhatFixWrites) {
     const FileFix* fixed = fix.files.empty() ? nullptr : &fix.files.front();
 
     const std::string written = fixed ? squeezed(fixed->fixed) : "";
+    // The line of the call fix would change: a macro use's call is in the macro's body.
+    auto fixed_line = [](const Warning& w) {
+        return w.via_macro ? static_cast<unsigned>(std::stoul(
+                                 w.finding.defined_at.substr(w.finding.defined_at.rfind(':') + 1)))
+                           : w.finding.line;
+    };
+    auto fix_rewrote = [&](unsigned line) {
+        return fixed && std::any_of(fixed->sites.begin(), fixed->sites.end(),
+                                    [&](const SiteOutcome& s) { return s.finding.line == line; });
+    };
     size_t from = 0;
-    size_t suggested = 0;
+    std::set<unsigned> suggested;
     for (const Warning& w : report.warnings) {
         SCOPED_TRACE(w.finding.call + " at line " + std::to_string(w.finding.line));
         if (w.advice.replacement.empty()) {
-            // fix leaves it alone: the warning says why, in fix's words.
-            bool same_reason = false;
-            for (const SiteOutcome& s : fix.skipped)
-                same_reason |= s.finding.line == w.finding.line && s.reason == w.advice.refused;
-            EXPECT_TRUE(same_reason) << w.advice.refused;
+            // fix leaves it alone, and the warning says why; for a call of this file, in
+            // fix's own words.
+            EXPECT_FALSE(fix_rewrote(fixed_line(w)));
+            EXPECT_FALSE(w.advice.refused.empty());
+            if (!w.via_macro) {
+                bool same_reason = false;
+                for (const SiteOutcome& s : fix.skipped)
+                    same_reason |= s.finding.line == w.finding.line && s.reason == w.advice.refused;
+                EXPECT_TRUE(same_reason) << w.advice.refused;
+            }
             continue;
         }
         ASSERT_NE(fixed, nullptr);
+        EXPECT_TRUE(fix_rewrote(fixed_line(w)));
         size_t at = written.find(squeezed(w.advice.replacement), from);
         ASSERT_NE(at, std::string::npos) << w.advice.replacement << "\nnot in\n" << fixed->fixed;
         from = at + 1;
-        ++suggested;
+        suggested.insert(fixed_line(w));
         if (!w.advice.slack_define.empty()) {
             EXPECT_NE(written.find(squeezed(w.advice.slack_define)), std::string::npos)
                 << w.advice.slack_define;
         }
         EXPECT_NE(w.message.find("use " + w.advice.replacement), std::string::npos) << w.message;
     }
-    // Every site fix rewrote was suggested, and nothing else.
-    EXPECT_EQ(suggested, fixed ? fixed->sites.size() : 0u);
+    // Every site fix rewrote was suggested.
+    EXPECT_EQ(suggested.size(), fixed ? fixed->sites.size() : 0u);
 }
 
 INSTANTIATE_TEST_SUITE_P(FixFixtures, FixAgreement,

@@ -15,7 +15,7 @@ class SleepSources : public ::testing::Test {
     SleepSources() : rule_(load_rule(default_rule_path())) {}
 
     // The one warning of a patch: where, and the value the call has after it.
-    const Warning& only_warning(const InputReport& r) {
+    Warning only_warning(const InputReport& r) {
         EXPECT_EQ(r.warnings.size(), 1u);
         EXPECT_TRUE(r.unresolved.empty());
         if (r.warnings.empty())
@@ -29,45 +29,45 @@ class SleepSources : public ::testing::Test {
 TEST_F(SleepSources, ASubsystemHelperReplacedByMsleepIsNotAMove) {
     // foo_msleep(FOO_TIMEOUT) -> msleep(FOO_TIMEOUT): "msleep(FOO_TIMEOUT)" is a substring of
     // the removed line, but the removed call is another function.
-    const Warning& w = only_warning(check_fixture(rule_, "own_sleep_helper_to_msleep.patch"));
+    const Warning w = only_warning(check_fixture(rule_, "own_sleep_helper_to_msleep.patch"));
     EXPECT_EQ(w.finding.file, "drivers/foo/foo_irq.c");
-    EXPECT_EQ(w.finding.line, 11u);
+    EXPECT_EQ(w.finding.line, 12u);
     EXPECT_EQ(w.finding.value_ms, 5);
     EXPECT_EQ(w.input_line, 22u);
     EXPECT_TRUE(w.line_added);
 
-    const Warning& literal =
+    const Warning literal =
         only_warning(check_fixture(rule_, "own_sleep_helper_literal_to_msleep.patch"));
     EXPECT_EQ(literal.finding.call, "msleep(1)");
 }
 
 TEST_F(SleepSources, UsleepRangeReplacedByMsleep) {
-    const Warning& w = only_warning(check_fixture(rule_, "usleep_range_to_msleep.patch"));
+    const Warning w = only_warning(check_fixture(rule_, "usleep_range_to_msleep.patch"));
     EXPECT_EQ(w.finding.call, "msleep(3)");
 }
 
 TEST_F(SleepSources, ALongSleepMadeShort) {
-    const Warning& w = only_warning(check_fixture(rule_, "shorter_literal.patch"));
+    const Warning w = only_warning(check_fixture(rule_, "shorter_literal.patch"));
     EXPECT_EQ(w.finding.call, "msleep(2)");
 }
 
 TEST_F(SleepSources, AHeaderDefineMadeSmallReachesACallInAnotherFile) {
-    // The patch only changes foo.h; foo_irq.c's msleep(FOO_POLL_MS) now sleeps 5 ms.
-    const Warning& w = only_warning(check_fixture(rule_, "header_define_made_small.patch"));
+    // The patch only changes foo.h; foo_irq.c's msleep(FOO_WAIT_MS) now sleeps 5 ms.
+    const Warning w = only_warning(check_fixture(rule_, "header_define_made_small.patch"));
     EXPECT_EQ(w.finding.file, "drivers/foo/foo_irq.c");
     EXPECT_EQ(w.finding.line, 21u);
     EXPECT_EQ(w.finding.value_ms, 5);
     EXPECT_FALSE(w.line_added);
-    EXPECT_EQ(w.input_line, 22u); // the patch's "+#define FOO_POLL_MS 5"
-    EXPECT_EQ(w.added_line, "\tmsleep(FOO_POLL_MS);");
-    EXPECT_NE(w.message.find("FOO_POLL_MS is 5 (#define at drivers/foo/foo.h:22, changed by "
+    EXPECT_EQ(w.input_line, 22u); // the patch's "+#define FOO_WAIT_MS 5"
+    EXPECT_EQ(w.added_line, "\tmsleep(FOO_WAIT_MS);");
+    EXPECT_NE(w.message.find("FOO_WAIT_MS is 5 (#define at drivers/foo/foo.h:21, changed by "
                              "this patch)"),
               std::string::npos)
         << w.message;
 }
 
 TEST_F(SleepSources, ASameFileDefineMadeSmall) {
-    const Warning& w = only_warning(check_fixture(rule_, "same_file_define_made_small.patch"));
+    const Warning w = only_warning(check_fixture(rule_, "same_file_define_made_small.patch"));
     EXPECT_EQ(w.finding.line, 16u);
     EXPECT_EQ(w.finding.call, "msleep(FOO_IRQ_SETTLE_MS)");
     EXPECT_EQ(w.finding.value_ms, 5);
@@ -75,7 +75,7 @@ TEST_F(SleepSources, ASameFileDefineMadeSmall) {
 }
 
 TEST_F(SleepSources, AnEnumeratorChangedInAHeader) {
-    const Warning& w = only_warning(check_fixture(rule_, "enum_value_changed.patch"));
+    const Warning w = only_warning(check_fixture(rule_, "enum_value_changed.patch"));
     EXPECT_EQ(w.finding.file, "drivers/foo/foo_irq.c");
     EXPECT_EQ(w.finding.call, "msleep(FOO_LONG_TIMEOUT)");
     EXPECT_EQ(w.finding.value_ms, 2);
@@ -83,15 +83,15 @@ TEST_F(SleepSources, AnEnumeratorChangedInAHeader) {
 }
 
 TEST_F(SleepSources, AHeaderMacroRedefinedInTheFile) {
-    const Warning& w = only_warning(check_fixture(rule_, "macro_redefined.patch"));
-    EXPECT_EQ(w.finding.call, "msleep(FOO_POLL_MS)");
+    const Warning w = only_warning(check_fixture(rule_, "macro_redefined.patch"));
+    EXPECT_EQ(w.finding.call, "msleep(FOO_WAIT_MS)");
     EXPECT_EQ(w.finding.line, 24u);
     EXPECT_EQ(w.finding.value_ms, 3);
 }
 
 TEST_F(SleepSources, ACallAddedInAMacroBodyIsJudgedAtEachUse) {
     // #define foo_irq_pause(ms) msleep(ms), used with 4 and with 30: only the first is small.
-    const Warning& w = only_warning(check_fixture(rule_, "call_added_in_macro_body.patch"));
+    const Warning w = only_warning(check_fixture(rule_, "call_added_in_macro_body.patch"));
     EXPECT_EQ(w.finding.line, 26u);
     EXPECT_EQ(w.finding.value_ms, 4);
     EXPECT_TRUE(w.line_added);
@@ -100,7 +100,7 @@ TEST_F(SleepSources, ACallAddedInAMacroBodyIsJudgedAtEachUse) {
 
 TEST_F(SleepSources, ANewUseOfAHeaderSleepMacro) {
     // foo_nap(ms) is msleep(ms) in foo.h: the call is spelled in the header.
-    const Warning& w = only_warning(check_fixture(rule_, "macro_use_added.patch"));
+    const Warning w = only_warning(check_fixture(rule_, "macro_use_added.patch"));
     EXPECT_EQ(w.finding.file, "drivers/foo/foo_irq.c");
     EXPECT_EQ(w.finding.line, 27u);
     EXPECT_EQ(w.finding.value_ms, 3);
@@ -109,7 +109,7 @@ TEST_F(SleepSources, ANewUseOfAHeaderSleepMacro) {
 
 TEST_F(SleepSources, AHeaderMacroWhoseBodyBecomesMsleep) {
     // foo_settle(ms) was usleep_range(), now msleep(ms): foo_irq.c's foo_settle(3) sleeps 3 ms.
-    const Warning& w = only_warning(check_fixture(rule_, "header_macro_body_changed.patch"));
+    const Warning w = only_warning(check_fixture(rule_, "header_macro_body_changed.patch"));
     EXPECT_EQ(w.finding.file, "drivers/foo/foo_irq.c");
     EXPECT_EQ(w.finding.line, 23u);
     EXPECT_EQ(w.finding.value_ms, 3);

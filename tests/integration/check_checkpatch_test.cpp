@@ -104,7 +104,8 @@ TEST_F(CheckpatchCompare, DefaultForm) {
     EXPECT_NE(
         ours.output.find("WARNING: msleep(TPM_TIMEOUT) < 20ms can sleep for up to 16ms at "
                          "HZ=250: TPM_TIMEOUT is 5 (enumerator at drivers/char/tpm/tpm.h:40); "
-                         "use usleep_range(TPM_TIMEOUT * 1000, TPM_TIMEOUT * 1000 + 300)"),
+                         "use usleep_range(TPM_TIMEOUT * USEC_PER_MSEC, TPM_TIMEOUT * "
+                         "USEC_PER_MSEC + TPM_DELAY_RANGE) with #define TPM_DELAY_RANGE 300"),
         std::string::npos)
         << ours.output;
 }
