@@ -49,5 +49,18 @@ TEST(Dependents, FilesThatNameAChangedConstantAndCanSleepOnIt) {
         (std::vector<std::string>{"drivers/foo/foo.h", "drivers/foo/new.c"}));
 }
 
+TEST(Dependents, AMacroDefinedWithAChangedNameCarriesItToItsUsers) {
+    // user.c never names FOO_WAIT_MS; it calls wait.h's foo_wait_poll(), which does.
+    TreeState state(
+        testing::kTree,
+        {{"drivers/foo/wait.h", "#define foo_wait_poll() msleep(FOO_WAIT_MS)\n"},
+         {"drivers/foo/user.c", "#include \"wait.h\"\nvoid g(void) { foo_wait_poll(); }\n"}},
+        tree_reader(testing::kTree));
+    Dependents d =
+        find_dependents(state, testing::kTree, {"drivers/foo/foo.h"}, {"FOO_WAIT_MS"}, {"msleep"});
+    EXPECT_TRUE(d.names.count("foo_wait_poll"));
+    EXPECT_NE(std::find(d.files.begin(), d.files.end(), "drivers/foo/user.c"), d.files.end());
+}
+
 } // namespace
 } // namespace ksweep::check
