@@ -395,14 +395,6 @@ void PatchRun::check_subject(const Subject& s, InputReport& report,
     const ScannedFile* after = scanned_after(s.path);
     if (!after)
         return;
-    std::optional<ScanResult> before_scan;
-    Before before;
-    if (s.before) {
-        // Same directives, enums and headers: the same call text is the same call, and a
-        // lexical scan finds the calls. Otherwise both sides are resolved and compared.
-        before_scan = scan(before_, s.old_path, *s.before, options_.semantic && !s.same_context);
-        before = {&*before_scan, &*s.before, !s.same_context};
-    }
     std::set<unsigned> added;
     if (s.change)
         for (const auto& [line, d] : s.change->post.added)
@@ -410,6 +402,21 @@ void PatchRun::check_subject(const Subject& s, InputReport& report,
     std::set<std::string> changed = changed_in_headers_;
     if (auto it = changed_in_.find(s.path); it != changed_in_.end())
         changed.insert(it->second.begin(), it->second.end());
+
+    // Same directives, enums and headers: the same call text is the same call, and a lexical
+    // scan finds the calls before. Otherwise the values before are compared too, when they can
+    // matter: only then is the file before resolved (a second semantic parse).
+    std::optional<ScanResult> lexical_before, resolved_before;
+    Before before;
+    if (s.before) {
+        lexical_before = scan(before_, s.old_path, *s.before, false);
+        before = {&*lexical_before, &*s.before, !s.same_context && !options_.semantic};
+        if (options_.semantic && !s.same_context &&
+            values_matter(rule_, after->scan, before, s.change ? nullptr : &changed)) {
+            resolved_before = scan(before_, s.old_path, *s.before, true);
+            before = {&*resolved_before, &*s.before, true};
+        }
+    }
 
     std::vector<NewSite> sites = new_sites(rule_, after->scan, before, added, changed);
     // A macro use whose call is itself reported here (a new #define and its uses) is that

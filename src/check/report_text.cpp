@@ -58,11 +58,17 @@ std::string format_text(const std::vector<InputReport>& reports, const Rule& rul
     const bool any_checks = std::any_of(reports.begin(), reports.end(),
                                         [](const InputReport& r) { return !r.unresolved.empty(); });
     const std::string calls = rule_calls(rule);
+    // An input that was only a cover letter has nothing to say here (stderr has the note).
+    std::vector<const InputReport*> shown;
+    for (const auto& input : reports)
+        if (input.patches > 0 || !input.warnings.empty() || !input.unresolved.empty())
+            shown.push_back(&input);
     std::string out;
-    for (const auto& input : reports) {
+    for (const InputReport* shown_input : shown) {
+        const InputReport& input = *shown_input;
         if (style.mailback && input.warnings.empty() && input.unresolved.empty())
             continue;
-        if (reports.size() > 1 && !quiet) {
+        if (shown.size() > 1 && !quiet) {
             std::string rule_line(input.vname.size(), '-');
             out += rule_line + "\n" + input.vname + "\n" + rule_line + "\n";
         }

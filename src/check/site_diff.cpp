@@ -62,6 +62,30 @@ size_t uses_in(const std::string& text, const std::string& macro, const std::str
     return count;
 }
 
+// What the file had: key -> the value each had (unknown where the scan did not compare).
+std::multimap<std::string, std::optional<long long>> previous(const Before& before,
+                                                              const std::vector<Keyed>& sites) {
+    std::multimap<std::string, std::optional<long long>> had;
+    if (before.scan)
+        for (const Keyed& k : keyed_sites(*before.scan))
+            had.emplace(k.key, k.finding->value_ms);
+    if (before.text && !before.values) {
+        // The lexical scan before found the direct calls; the macro uses are found by text.
+        std::set<std::string> counted;
+        for (const Keyed& k : sites)
+            if (k.via_macro && counted.insert(k.key).second)
+                for (size_t n =
+                         uses_in(*before.text, k.finding->constant, squeezed(k.finding->call));
+                     n > 0; --n)
+                    had.emplace(k.key, std::nullopt);
+    }
+    return had;
+}
+
+bool is_candidate(const Rule& rule, const Finding& f) {
+    return rule.actionable(f.value_ms) || names_unevaluated_constant(f);
+}
+
 bool on_added_line(const Finding& f, const std::set<unsigned>& added) {
     const unsigned last =
         f.line + static_cast<unsigned>(std::count(f.call.begin(), f.call.end(), '\n'));
@@ -72,6 +96,16 @@ bool on_added_line(const Finding& f, const std::set<unsigned>& added) {
 }
 
 } // namespace
+
+bool values_matter(const Rule& rule, const ScanResult& after, const Before& before,
+                   const std::set<std::string>* naming) {
+    const std::vector<Keyed> sites = keyed_sites(after);
+    const auto had = previous(before, sites);
+    return std::any_of(sites.begin(), sites.end(), [&](const Keyed& k) {
+        return is_candidate(rule, *k.finding) && had.count(k.key) &&
+               (!naming || names_any(k.finding->call, *naming));
+    });
+}
 
 bool names_unevaluated_constant(const Finding& f) {
     if (!f.unevaluated || f.value_ms)
@@ -87,24 +121,8 @@ bool names_unevaluated_constant(const Finding& f) {
 std::vector<NewSite> new_sites(const Rule& rule, const ScanResult& after, const Before& before,
                                const std::set<unsigned>& added,
                                const std::set<std::string>& changed) {
-    // What the file had: key -> the values it had them with (unknown when not compared).
-    std::multimap<std::string, std::optional<long long>> had;
-    if (before.scan) {
-        for (const Keyed& k : keyed_sites(*before.scan))
-            had.emplace(k.key, k.finding->value_ms);
-    }
     std::vector<Keyed> sites = keyed_sites(after);
-    if (before.text && !before.values) {
-        // The lexical scan before found the direct calls; the macro uses are found by text.
-        std::map<std::string, size_t> seen;
-        for (const Keyed& k : sites)
-            if (k.via_macro && !seen.count(k.key)) {
-                size_t n = uses_in(*before.text, k.finding->constant, squeezed(k.finding->call));
-                seen[k.key] = n;
-                for (size_t i = 0; i < n; ++i)
-                    had.emplace(k.key, std::nullopt);
-            }
-    }
+    std::multimap<std::string, std::optional<long long>> had = previous(before, sites);
     // Calls the patch did not touch claim their old selves first, so that a moved call is
     // excused by its removed line and not by an unchanged twin.
     std::stable_partition(sites.begin(), sites.end(),

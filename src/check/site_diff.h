@@ -38,6 +38,12 @@ std::vector<NewSite> new_sites(const Rule& rule, const ScanResult& after, const 
                                const std::set<unsigned>& added,
                                const std::set<std::string>& changed);
 
+// Whether comparing values could change the verdict: a call that would be reported (small,
+// or an unevaluated constant) has the same text before (a lexical scan is enough to tell),
+// and, with `naming`, names one of those names. When not, the values before need no parse.
+bool values_matter(const Rule& rule, const ScanResult& after, const Before& before,
+                   const std::set<std::string>* naming);
+
 // An argument that names a constant (a macro or enumerator, upper case by kernel convention)
 // the semantic engine would have folded, had it run or parsed the file. Plain variables are
 // not: checkpatch.pl passes them too.

@@ -112,6 +112,14 @@ TEST(TextFormat, SeveralInputsAreHeadedLikeCheckpatch) {
         << out;
 }
 
+// A cover letter is a note on stderr, not a block of its own.
+TEST(TextFormat, ACoverLetterAloneIsNotShown) {
+    InputReport cover{"0000-cover-letter.patch", "0000-cover-letter.patch", {}, 0, 0, {}, {"x"}};
+    std::string out = format_text({cover, sample_report()}, msleep_rule(), {});
+    EXPECT_EQ(out.find("0000-cover-letter"), std::string::npos) << out;
+    EXPECT_EQ(out.rfind("WARNING: ", 0), 0u) << out; // one input left: no header lines
+}
+
 // An unresolved call is a CHECK, as checkpatch.pl --strict prints its checks, counted apart
 // from warnings; the verdict line never says clean.
 TEST(TextFormat, AnUnresolvedCallIsACheckCountedApart) {
