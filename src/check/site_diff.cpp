@@ -137,13 +137,18 @@ std::vector<NewSite> new_sites(const Rule& rule, const ScanResult& after, const 
         if (before.values)
             same = std::find_if(first, last, [&](const auto& h) { return h.second == f.value_ms; });
         const bool same_call = same != last;
-        if (same_call)
-            had.erase(same);
-        else if (same_text)
-            had.erase(first); // the same text with another value: its old self is used up
+        // The same text with another value: its old self is used up all the same.
+        const std::optional<long long> old_value = same_call   ? same->second
+                                                   : same_text ? first->second
+                                                               : std::nullopt;
+        if (same_text)
+            had.erase(same_call ? same : first);
         NewSite site{&f, k.via_macro, on_added_line(f, added), false};
         if (rule.actionable(f.value_ms)) {
-            if (!same_call)
+            // A call the patch does not touch that was small already is not brought in by it,
+            // whatever it now sleeps.
+            const bool was_small = same_text && !site.on_added_line && rule.actionable(old_value);
+            if (!same_call && !was_small)
                 out.push_back(site);
             continue;
         }

@@ -2,7 +2,8 @@
 // same call before it: the same callee and argument tokens in the same file (a move, a
 // re-indent) with the same value. So tpm_msleep(X) -> msleep(X), usleep_range() -> msleep(),
 // msleep(20) -> msleep(2), a redefined constant under an unchanged call, a new use of a
-// macro that sleeps, and a copied file are all new; a moved or renamed call is not.
+// macro that sleeps, and a copied file are all new; a moved or renamed call is not, nor an
+// untouched call that was small before and still is (the patch did not bring it in).
 #pragma once
 
 #include "core/finding.h"

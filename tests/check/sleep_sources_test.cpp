@@ -5,6 +5,9 @@
 // changes what it sleeps.
 #include "check_test_support.h"
 
+#include <filesystem>
+#include <fstream>
+
 namespace ksweep::check {
 namespace {
 
@@ -163,6 +166,32 @@ TEST_F(SleepSources, WithoutTheSemanticEngineAnEnumIsUnresolvedNotClean) {
     ASSERT_EQ(r.unresolved.size(), 1u);
     EXPECT_NE(r.unresolved[0].message.find("--lexical-only"), std::string::npos)
         << r.unresolved[0].message;
+}
+
+// A header change that moves an untouched small sleep to another small value did not bring
+// the sleep in: the gate is about what a patch adds, and that call was there.
+TEST_F(SleepSources, AnUntouchedCallThatWasSmallAlreadyIsNotReported) {
+    TempDir tree("ksweep-check-small");
+    auto write = [&](const std::string& path, const std::string& text) {
+        std::filesystem::create_directories((tree.path() / path).parent_path());
+        std::ofstream(tree.path() / path) << text;
+    };
+    write("include/linux/delay.h", "void msleep(unsigned int msecs);\n");
+    write("drivers/x/x.h", "#define X_MS 5\n");
+    write("drivers/x/x.c", "#include <linux/delay.h>\n#include \"x.h\"\n\n"
+                           "void x_wait(void)\n{\n\tmsleep(X_MS);\n}\n");
+    PatchChecker checker(rule_, CheckOptions{tree.path().string(), "", true, 250});
+    auto check = [&](const std::string& to) {
+        Overlay overlay;
+        CheckInput input{"p", "p",
+                         "--- a/drivers/x/x.h\n+++ b/drivers/x/x.h\n@@ -1 +1 @@\n-#define X_MS "
+                         "5\n+#define X_MS " +
+                             to + "\n",
+                         tree_reader(tree.path().string())};
+        return checker.check(input, overlay);
+    };
+    EXPECT_TRUE(check("3").warnings.empty());
+    EXPECT_TRUE(check("25").warnings.empty());
 }
 
 } // namespace
