@@ -148,7 +148,9 @@ ScanResult PatchRun::scan(TreeState& state, const std::string& path, const std::
     o.tree = state.scan_root();
     o.build_dir = options_.build_dir;
     o.semantic = semantic;
-    o.macro_uses = semantic;
+    // A C file may sleep through any macro it uses. A header is parsed on its own only for
+    // the calls it spells (a macro's uses are judged where they expand).
+    o.macro_uses = semantic && path.ends_with(".c");
     o.hz = hz_;
     o.jobs = 1;
     ScanResult r = scan_buffer(rule_, o, path, text);
