@@ -1,24 +1,10 @@
 #include "check/advice.h"
 
+#include "check/location.h"
+
 #include <algorithm>
 
 namespace ksweep::check {
-
-namespace {
-
-// "drivers/x.h:12" -> {"drivers/x.h", 12}
-std::pair<std::string, unsigned> file_and_line(const std::string& where) {
-    const size_t colon = where.rfind(':');
-    if (colon == std::string::npos)
-        return {where, 0};
-    try {
-        return {where.substr(0, colon), static_cast<unsigned>(std::stoul(where.substr(colon + 1)))};
-    } catch (const std::exception&) {
-        return {where, 0};
-    }
-}
-
-} // namespace
 
 Advice FixAdvisor::plan(const std::string& path, const std::string& text,
                         const std::vector<Finding>& findings, const Finding& call) {
@@ -51,7 +37,7 @@ Advice FixAdvisor::for_call(const std::string& path, const std::string& text,
 
 Advice FixAdvisor::for_macro_use(const std::string& path, const std::string& text,
                                  const std::vector<Finding>& findings, const Finding& use) {
-    const auto [body_file, body_line] = file_and_line(use.defined_at);
+    const auto [body_file, body_line] = split_location(use.defined_at);
     const std::string* body_text = &text;
     const std::vector<Finding>* body_findings = &findings;
     if (body_file != path) {

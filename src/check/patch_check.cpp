@@ -5,6 +5,7 @@
 #include "check/definitions.h"
 #include "check/dependents.h"
 #include "check/file_changes.h"
+#include "check/location.h"
 #include "check/site_diff.h"
 #include "check/tree_state.h"
 #include "core/file_io.h"
@@ -49,18 +50,6 @@ std::string tree_relative(std::string where, const std::string& tree) {
     if (where.starts_with(prefix))
         where.erase(0, prefix.size());
     return where;
-}
-
-// "drivers/x.c:12" -> {"drivers/x.c", 12}
-std::pair<std::string, unsigned> split_location(const std::string& where) {
-    size_t colon = where.rfind(':');
-    if (colon == std::string::npos)
-        return {where, 0};
-    try {
-        return {where.substr(0, colon), static_cast<unsigned>(std::stoul(where.substr(colon + 1)))};
-    } catch (const std::exception&) {
-        return {where, 0};
-    }
 }
 
 std::string line_of(const std::string& text, unsigned line) {

@@ -3,6 +3,7 @@
 // with the real scan and fix (plan_fixes), and a patch that adds the same file is checked;
 // every warning's suggestion must be what the fixed file says at that site, in order, with
 // the slack constant the fixed file defines.
+#include "check/location.h"
 #include "check/patch_check.h"
 #include "core/file_io.h"
 #include "rewrite/fixer.h"
@@ -100,9 +101,7 @@ TEST_P(FixAgreement, TheWarningSuggestsWhatFixWrites) {
     const std::string written = fixed ? squeezed(fixed->fixed) : "";
     // The line of the call fix would change: a macro use's call is in the macro's body.
     auto fixed_line = [](const Warning& w) {
-        return w.via_macro ? static_cast<unsigned>(std::stoul(
-                                 w.finding.defined_at.substr(w.finding.defined_at.rfind(':') + 1)))
-                           : w.finding.line;
+        return w.via_macro ? split_location(w.finding.defined_at).second : w.finding.line;
     };
     auto fix_rewrote = [&](unsigned line) {
         return fixed && std::any_of(fixed->sites.begin(), fixed->sites.end(),

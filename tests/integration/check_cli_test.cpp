@@ -20,6 +20,17 @@ ksweep::test::CommandResult check(const std::string& args) {
                /*merge_stderr=*/false);
 }
 
+// A git repository of the fixture tree with series.mbox applied on top: HEAD~2 is the tree.
+std::string repo_with_the_series(const ksweep::test::TempDir& dir) {
+    std::string repo = dir.path() + "/repo";
+    fs::copy(kTree, repo, fs::copy_options::recursive);
+    ksweep::test::init_repo(repo);
+    auto am = run("cd " + quote(repo) + " && git add -A && git commit -qm base && git am -q " +
+                  quote(kPatches + "/series.mbox"));
+    EXPECT_EQ(am.status, 0) << am.output;
+    return repo;
+}
+
 TEST(CheckCli, ExitStatusIsTheVerdict) {
     EXPECT_EQ(check(quote(kPatches + "/add_literal.patch")).status, 1);
     EXPECT_EQ(check(quote(kPatches + "/add_enum.patch")).status, 1);
@@ -70,13 +81,7 @@ TEST(CheckCli, SeriesGivenAsFilesAppliesInOrder) {
 
 TEST(CheckCli, GitRangeChecksEachCommitAgainstItsParent) {
     ksweep::test::TempDir dir;
-    std::string repo = dir.path() + "/repo";
-    fs::copy(kTree, repo, fs::copy_options::recursive);
-    ksweep::test::init_repo(repo);
-    ASSERT_EQ(run("cd " + quote(repo) + " && git add -A && git commit -qm base && git am -q " +
-                  quote(kPatches + "/series.mbox"))
-                  .status,
-              0);
+    const std::string repo = repo_with_the_series(dir);
     auto r = run(
         std::string(KSWEEP_BINARY) + " check --tree " + quote(repo) + " --git HEAD~2..HEAD", false);
     EXPECT_EQ(r.status, 1) << r.output;
@@ -134,13 +139,7 @@ TEST(CheckCli, MailboxOfASeriesWithItsCoverLetter) {
 // git format-patch --cover-letter --stdout: a mailbox git itself wrote.
 TEST(CheckCli, FormatPatchStdoutWithACoverLetter) {
     ksweep::test::TempDir dir;
-    std::string repo = dir.path() + "/repo";
-    fs::copy(kTree, repo, fs::copy_options::recursive);
-    ksweep::test::init_repo(repo);
-    ASSERT_EQ(run("cd " + quote(repo) + " && git add -A && git commit -qm base && git am -q " +
-                  quote(kPatches + "/series.mbox"))
-                  .status,
-              0);
+    const std::string repo = repo_with_the_series(dir);
     auto r = run("cd " + quote(repo) + " && git format-patch --cover-letter --stdout HEAD~2 | " +
                      std::string(KSWEEP_BINARY) + " check --tree " + quote(kTree) + " --terse -",
                  false);
