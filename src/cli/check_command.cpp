@@ -147,7 +147,8 @@ int check_command(int argc, char** argv) {
 
         if (lexical_only)
             std::fprintf(stderr, "ksweep check: lexical engine only: constants from headers and "
-                                 "enums are reported as unresolved, not evaluated\n");
+                                 "enums are reported as unresolved, and calls inside macros "
+                                 "from headers are not seen\n");
         for (const auto& r : reports)
             for (const auto& note : r.notes)
                 std::fprintf(stderr, "ksweep check: %s\n", note.c_str());

@@ -73,6 +73,41 @@ TEST_F(CheckOnLinux61, TpmMsleepOfALiteralTurnedIntoMsleepIsReported) {
     EXPECT_NE(r.output.find("WARNING: msleep(1) < 20ms"), std::string::npos) << r.output;
 }
 
+// The 2017 regression as a patch (tests/historical/nuvoton_pre_v4_12.sh: usleep_range() back
+// to msleep(), the macros back to milliseconds): every sleep it brings back is caught, through
+// the macros it redefines, with what fix would write.
+TEST_F(CheckOnLinux61, TheNuvotonRegressionOf2017AsAPatch) {
+    const std::string driver = "drivers/char/tpm/tpm_i2c_nuvoton.c";
+    fs::create_directories(dir_.path() + "/a/drivers/char/tpm");
+    fs::create_directories(dir_.path() + "/b/drivers/char/tpm");
+    fs::copy_file(tree_ + "/" + driver, dir_.path() + "/a/" + driver);
+    ASSERT_EQ(run("bash " +
+                  quote(std::string(KSWEEP_SOURCE_DIR) + "/tests/historical/nuvoton_pre_v4_12.sh") +
+                  " " + quote(tree_ + "/" + driver) + " " + quote(dir_.path() + "/b/" + driver))
+                  .status,
+              0);
+    auto diff = run("cd " + quote(dir_.path()) + " && git diff --no-index --no-prefix a/" + driver +
+                        " b/" + driver,
+                    false);
+    ksweep::test::write_file(dir_.path() + "/p.patch",
+                             "Subject: [PATCH] tpm: tpm_i2c_nuvoton: back to msleep()\n\n---\n" +
+                                 diff.output);
+    auto r = check("--format json " + quote(dir_.path() + "/p.patch"));
+    EXPECT_EQ(r.status, 1) << r.output;
+    auto parsed = llvm::json::parse(r.output);
+    ASSERT_TRUE(bool(parsed)) << llvm::toString(parsed.takeError()) << r.output;
+    const auto* warnings =
+        parsed->getAsObject()->getArray("inputs")->front().getAsObject()->getArray("warnings");
+    ASSERT_EQ(warnings->size(), 4u) << r.output;
+    for (const auto& w : *warnings) {
+        const auto* o = w.getAsObject();
+        EXPECT_EQ(o->getString("resolution").getValueOr(""), "macro");
+        EXPECT_NE(o->getString("message").getValueOr("").find("changed by this patch"),
+                  std::string::npos);
+        EXPECT_TRUE(o->getObject("fix")->getString("how").getValueOr("").startswith("macro "));
+    }
+}
+
 // A build dir that cannot parse the tree: the enum has no value, and the gate says so and
 // what would fix it instead of passing.
 TEST_F(CheckOnLinux61, AnUnusableBuildDirIsAnUnresolvedCheckNotAPass) {
