@@ -112,6 +112,7 @@ class PatchRun {
 
     Warning warning(const Subject& s, const ScanResult& after, const NewSite& site);
     void locate(const Subject& s, const Finding& f, bool on_added_line, Warning& w) const;
+    std::string parse_failure(const Subject& s, const ScanResult& after) const;
     std::string unresolved_why(const Subject& s, const ScanResult& after, const Finding& f) const;
     std::string advice_text(const std::string& path, const Advice& a) const;
     const DiffLine* added_line(const std::string& path, unsigned line) const;
@@ -303,25 +304,28 @@ std::string PatchRun::advice_text(const std::string& path, const Advice& a) cons
     return text;
 }
 
+std::string PatchRun::parse_failure(const Subject& s, const ScanResult& after) const {
+    std::string error = after.errors.empty() ? "" : after.errors.front();
+    const std::string kept = "lexical results kept: ";
+    if (size_t at = error.find(kept); at != std::string::npos)
+        error.erase(0, at + kept.size());
+    const std::string fix =
+        options_.build_dir.empty()
+            ? "give --build-dir DIR, a prepared build of this tree (make O=DIR allmodconfig "
+              "prepare) or the matching /usr/src/linux-headers-<version>"
+            : "the flags for " + options_.build_dir +
+                  " do not parse it: give --build-dir a prepared build of this tree, or put a "
+                  "compile_commands.json in it";
+    return "the semantic parse of " + s.path + " failed (" + error + "); " + fix;
+}
+
 std::string PatchRun::unresolved_why(const Subject& s, const ScanResult& after,
                                      const Finding& f) const {
     if (!options_.semantic)
         return "the semantic engine is off (--lexical-only): run without it to resolve macros "
                "and enums from headers";
-    if (after.files_fallback > 0) {
-        std::string error = after.errors.empty() ? "" : after.errors.front();
-        const std::string kept = "lexical results kept: ";
-        if (size_t at = error.find(kept); at != std::string::npos)
-            error.erase(0, at + kept.size());
-        const std::string fix =
-            options_.build_dir.empty()
-                ? "give --build-dir DIR, a prepared build of this tree (make O=DIR "
-                  "allmodconfig prepare) or the matching /usr/src/linux-headers-<version>"
-                : "the flags for " + options_.build_dir +
-                      " do not parse it: give --build-dir a prepared build of this tree, or "
-                      "put a compile_commands.json in it";
-        return "the semantic parse of " + s.path + " failed (" + error + "); " + fix;
-    }
+    if (after.files_fallback > 0)
+        return parse_failure(s, after);
     if (f.inactive)
         return "the configuration does not compile it; give --build-dir a build whose .config "
                "enables it";
@@ -409,6 +413,10 @@ void PatchRun::check_subject(const Subject& s, InputReport& report,
         }
     }
 
+    // Without a parse, the calls that macros expand to were not seen: say so.
+    if (after->scan.files_fallback > 0 && s.path.ends_with(".c"))
+        report.notes.push_back("calls through macros not checked: " +
+                               parse_failure(s, after->scan));
     std::vector<NewSite> sites = new_sites(rule_, after->scan, before, added, changed);
     // A macro use whose call is itself reported here (a new #define and its uses) is that
     // warning already.

@@ -158,6 +158,13 @@ TEST_F(SleepSources, AConstantThatCannotBeEvaluatedIsReportedWithWhy) {
     EXPECT_NE(u.message.find("FOO_BOARD_DELAY"), std::string::npos) << u.message;
     EXPECT_NE(u.message.find("foo_board.h"), std::string::npos) << u.message;
     EXPECT_NE(u.message.find("--build-dir"), std::string::npos) << u.message;
+    // What else the failed parse hid is said too.
+    ASSERT_EQ(r.notes.size(), 1u);
+    EXPECT_EQ(r.notes[0].rfind("calls through macros not checked: the semantic parse of "
+                               "drivers/foo/foo_irq.c failed",
+                               0),
+              0u)
+        << r.notes[0];
 }
 
 TEST_F(SleepSources, WithoutTheSemanticEngineAnEnumIsUnresolvedNotClean) {
