@@ -96,7 +96,7 @@ for p in "$work"/patches/*.patch; do
         for _ in $(seq "$runs"); do run_tool "$t" "$p" >> "$work/samples"; done
         wall=$(cut -d' ' -f1 "$work/samples" | median)
         cpu=$(cut -d' ' -f2 "$work/samples" | median)
-        echo "$t $wall $cpu" >> "$work/medians"
+        echo "$name $t $wall $cpu" >> "$work/medians"
         printf ' %19s' "$wall / $cpu"
         counts="$counts $(findings)"
     done
@@ -105,15 +105,30 @@ done
 echo
 echo "median over the patches of each patch's median, seconds per patch:"
 for t in $tools; do
-    wall=$(awk -v t="$t" '$1 == t { print $2 }' "$work/medians" | median)
-    cpu=$(awk -v t="$t" '$1 == t { print $3 }' "$work/medians" | median)
+    wall=$(awk -v t="$t" '$2 == t { print $3 }' "$work/medians" | median)
+    cpu=$(awk -v t="$t" '$2 == t { print $4 }' "$work/medians" | median)
     awk -v t="$t" -v w="$wall" -v c="$cpu" \
         'BEGIN { printf "  %-11s wall %5.2f s   cpu %5.2f s\n", t, w / 1000, c / 1000 }'
 done
 echo "load average $(cut -d' ' -f1-3 /proc/loadavg) at the end"
 echo
-echo "where ksweep's time goes (nuvoton-add, one run each):"
+# Where ksweep's time goes on one patch: starting the binary (it loads libclang-cpp), the
+# lexical path (reading, applying, lexing, site matching), and the rest: the semantic parse.
+: > "$work/samples"
+for _ in $(seq "$runs"); do time_ms "$ksweep" --version >> "$work/samples"; done
+start_cpu=$(cut -d' ' -f2 "$work/samples" | median)
+start_wall=$(cut -d' ' -f1 "$work/samples" | median)
+read -r lex_wall lex_cpu < <(awk '$1 == "nuvoton-add" && $2 == "ksweep-lex" { print $3, $4 }' \
+    "$work/medians")
+read -r full_wall full_cpu < <(awk '$1 == "nuvoton-add" && $2 == "ksweep" { print $3, $4 }' \
+    "$work/medians")
+echo "where ksweep's time goes on nuvoton-add (medians, wall / cpu ms):"
+echo "  start (ksweep --version)           $start_wall / $start_cpu"
+echo "  lexical path (--lexical-only)      $lex_wall / $lex_cpu"
+echo "  semantic parse (the rest)          $((full_wall - lex_wall)) / $((full_cpu - lex_cpu))"
+echo "  (one clang parse of the driver with Debian's headers per changed C file; a second"
+echo "  when the patch redefines something a reported call may depend on; a header change"
+echo "  adds one or two per driver that uses what it redefines: tpm.h-enum)"
+echo
+echo "ksweep's output on nuvoton-add:"
 "$ksweep" check --tree "$tree" --terse "$work/patches/nuvoton-add.patch" || true
-echo "  semantic engine = ksweep - ksweep-lex: one clang parse of the driver with Debian's"
-echo "  headers per changed C file, a second one only when the patch redefines something a"
-echo "  reported call could depend on; a header change adds two per driver that uses it."
