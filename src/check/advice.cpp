@@ -6,8 +6,8 @@
 
 namespace ksweep::check {
 
-Advice FixAdvisor::plan(const std::string& path, const std::string& text,
-                        const std::vector<Finding>& findings, const Finding& call) {
+Advice FixAdvisor::for_call(const std::string& path, const std::string& text,
+                            const std::vector<Finding>& findings, const Finding& call) {
     std::vector<SiteOutcome> skipped;
     const FileFix fix = fix_file_text(rule_, path, text, findings, skipped);
     Advice advice;
@@ -30,11 +30,6 @@ Advice FixAdvisor::plan(const std::string& path, const std::string& text,
     return advice;
 }
 
-Advice FixAdvisor::for_call(const std::string& path, const std::string& text,
-                            const std::vector<Finding>& findings, const Finding& call) {
-    return plan(path, text, findings, call);
-}
-
 Advice FixAdvisor::for_macro_use(const std::string& path, const std::string& text,
                                  const std::vector<Finding>& findings, const Finding& use) {
     const auto [body_file, body_line] = split_location(use.defined_at);
@@ -55,7 +50,7 @@ Advice FixAdvisor::for_macro_use(const std::string& path, const std::string& tex
         return Advice{"", "", "", "no " + use.callee + "() call found at " + use.defined_at};
     in_body->value_ms = use.value_ms;
     in_body->actionable = rule_.actionable(use.value_ms);
-    return plan(body_file, *body_text, planned, *in_body);
+    return for_call(body_file, *body_text, planned, *in_body);
 }
 
 } // namespace ksweep::check

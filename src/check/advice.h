@@ -38,9 +38,6 @@ class FixAdvisor {
                          const std::vector<Finding>& findings, const Finding& use);
 
   private:
-    Advice plan(const std::string& path, const std::string& text,
-                const std::vector<Finding>& findings, const Finding& call);
-
     const Rule& rule_;
     Scan scan_;
 };

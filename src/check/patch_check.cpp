@@ -129,6 +129,7 @@ class PatchRun {
     std::map<std::string, std::set<std::string>> changed_in_;
     std::set<std::string> changed_in_headers_;
     std::map<std::string, std::set<std::string>> defined_before_;
+    std::map<std::string, bool> same_definitions_; // same directives and enums before and after
     bool touches_headers_ = false;
 };
 
@@ -178,6 +179,7 @@ void PatchRun::read_definitions() {
         for (const auto& [name, body] : before.enumerators)
             known.insert(name);
         changed_in_[path] = std::move(names);
+        same_definitions_[path] = before.context == after.context;
     }
 }
 
@@ -194,10 +196,8 @@ std::vector<Subject> PatchRun::subjects(InputReport& report) {
             headers.push_back(c.old_path);
         if (!c.after || !is_c_source(c.path))
             continue;
-        Subject s{c.path, c.old_path, c.before, *c.after, &c, false};
-        if (s.before && !touches_headers_)
-            s.same_context = definitions_in(*s.before).context == definitions_in(s.after).context;
-        out.push_back(std::move(s));
+        out.push_back(Subject{c.path, c.old_path, c.before, *c.after, &c,
+                              c.before && !touches_headers_ && same_definitions_[c.path]});
     }
     if (changed_in_headers_.empty())
         return out;
@@ -223,9 +223,14 @@ std::vector<Subject> PatchRun::subjects(InputReport& report) {
                     " may sleep on what this patch redefines (" + names + "): more than the " +
                     std::to_string(kMaxDependents) +
                     " ksweep check re-checks; run ksweep scan on the tree with the patch applied";
-        w.input_line = changes_.empty() || changes_.front().diff->hunks.empty()
-                           ? 0
-                           : changes_.front().diff->hunks.front().header_line;
+        // At the header's first added line.
+        for (const FileChange& c : changes_)
+            if (c.path == w.finding.file && !c.post.added.empty()) {
+                w.finding.line = c.post.added.begin()->first;
+                w.input_line = c.post.added.begin()->second->input_line;
+                w.added_line = c.post.added.begin()->second->text;
+                break;
+            }
         report.unresolved.push_back(std::move(w));
         return out;
     }

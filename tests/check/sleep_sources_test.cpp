@@ -201,5 +201,34 @@ TEST_F(SleepSources, AnUntouchedCallThatWasSmallAlreadyIsNotReported) {
     EXPECT_TRUE(check("25").warnings.empty());
 }
 
+// A header constant that more files sleep on than the gate re-checks: it says so, it does not
+// pass.
+TEST_F(SleepSources, TooManyUsersOfAChangedHeaderIsACheck) {
+    TempDir tree("ksweep-check-many");
+    auto write = [&](const std::string& path, const std::string& text) {
+        std::filesystem::create_directories((tree.path() / path).parent_path());
+        std::ofstream(tree.path() / path) << text;
+    };
+    write("include/linux/delay.h", "void msleep(unsigned int msecs);\n");
+    write("include/linux/x.h", "#define X_MS 25\n");
+    for (int i = 0; i < 65; ++i)
+        write("drivers/x/x" + std::to_string(i) + ".c",
+              "#include <linux/delay.h>\n#include <linux/x.h>\nvoid x(void) { msleep(X_MS); }\n");
+    PatchChecker checker(rule_, CheckOptions{tree.path().string(), "", true, 250});
+    Overlay overlay;
+    CheckInput input{"p", "p",
+                     "--- a/include/linux/x.h\n+++ b/include/linux/x.h\n@@ -1 +1 @@\n"
+                     "-#define X_MS 25\n+#define X_MS 5\n",
+                     tree_reader(tree.path().string())};
+    InputReport r = checker.check(input, overlay);
+    ASSERT_EQ(r.unresolved.size(), 1u);
+    EXPECT_EQ(r.unresolved[0].finding.file, "include/linux/x.h");
+    EXPECT_EQ(r.unresolved[0].input_line, 5u);
+    EXPECT_NE(r.unresolved[0].message.find("65 files in the tree may sleep on what this patch "
+                                           "redefines (X_MS)"),
+              std::string::npos)
+        << r.unresolved[0].message;
+}
+
 } // namespace
 } // namespace ksweep::check
