@@ -103,7 +103,7 @@ class PatchRun {
         return overlay;
     }
 
-    ScanResult scan(TreeState& state, const std::string& path, const std::string& text,
+    ScanResult scan(const TreeState& state, const std::string& path, const std::string& text,
                     bool semantic) const;
     const ScannedFile* scanned_after(const std::string& path);
     void read_definitions();
@@ -133,7 +133,7 @@ class PatchRun {
     bool touches_headers_ = false;
 };
 
-ScanResult PatchRun::scan(TreeState& state, const std::string& path, const std::string& text,
+ScanResult PatchRun::scan(const TreeState& state, const std::string& path, const std::string& text,
                           bool semantic) const {
     ScanOptions o;
     o.tree = state.scan_root();
@@ -314,6 +314,12 @@ std::string PatchRun::parse_failure(const Subject& s, const ScanResult& after) c
     const std::string kept = "lexical results kept: ";
     if (size_t at = error.find(kept); at != std::string::npos)
         error.erase(0, at + kept.size());
+    // Paths in the compiler's words, tree-relative as everywhere else.
+    for (const std::string& root : {after_.scan_root(), options_.tree}) {
+        const std::string prefix = fs::absolute(root).lexically_normal().string() + "/";
+        for (size_t at; (at = error.find(prefix)) != std::string::npos;)
+            error.erase(at, prefix.size());
+    }
     const std::string fix =
         options_.build_dir.empty()
             ? "give --build-dir DIR, a prepared build of this tree (make O=DIR allmodconfig "
@@ -370,8 +376,8 @@ Warning PatchRun::warning(const Subject& s, const ScanResult& after, const NewSi
     const std::string value = std::to_string(*f.value_ms);
     std::string what = f.call, resolved;
     if (site.via_macro) {
-        what = f.call + " expands to " + f.callee + "(" + value + ") at " + f.defined_at +
-               by_patch(f.defined_at, f.constant) + ":";
+        what = f.call + " expands to " + f.callee + "(" + value + ") (" + f.defined_at +
+               by_patch(f.defined_at, f.constant) + ")";
     } else if (f.resolution == Resolution::Macro || f.resolution == Resolution::Enum) {
         resolved = ": " + (f.constant.empty() ? f.argument : f.constant) + " is " + value;
         if (!f.defined_at.empty())

@@ -10,7 +10,7 @@ std::optional<std::string> TreeState::read(const std::string& path) const {
     return base_(path);
 }
 
-const std::string& TreeState::scan_root() {
+const std::string& TreeState::scan_root() const {
     const bool headers = std::any_of(changed_.begin(), changed_.end(),
                                      [](const auto& file) { return file.first.ends_with(".h"); });
     if (!headers)

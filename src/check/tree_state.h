@@ -23,13 +23,13 @@ class TreeState {
     const Overlay& changed() const { return changed_; }
     // A directory that looks like this state to the compiler: the tree itself, or a shadow
     // of it with the changed headers in place (made on first use, removed with this).
-    const std::string& scan_root();
+    const std::string& scan_root() const;
 
   private:
     std::string tree_;
     Overlay changed_;
     PreimageReader base_;
-    std::unique_ptr<ShadowTree> shadow_;
+    mutable std::unique_ptr<ShadowTree> shadow_; // made by the first scan_root()
 };
 
 } // namespace ksweep::check
