@@ -1,7 +1,7 @@
 // check and scan on the same resolution: over the scanner's fixture tree (tests/fixtures/scan),
-// for every call scan finds, a patch that turns another function's call into it (the pre-image
-// says x<callee>(...), the patch makes it <callee>(...)) is flagged by check exactly when scan
-// marks the site actionable, at the same place and with the same value.
+// for every call scan finds, a patch that adds it (turning another function's call into it, or
+// writing it where there was none) is flagged by check exactly when scan marks the site
+// actionable, at the same place and with the same value.
 #include "check/patch_check.h"
 #include "core/file_io.h"
 #include "rewrite/scanner.h"
@@ -54,12 +54,10 @@ TEST(ScanParity, CheckFlagsASiteExactlyWhenScanDoes) {
     ASSERT_GT(scan.findings.size(), 20u);
 
     PatchChecker checker(rule, CheckOptions{kScanTree, "", true, 250});
-    size_t flagged = 0;
-    for (const Finding& site : scan.findings) {
-        SCOPED_TRACE(site.file + ":" + std::to_string(site.line) + ": " + site.call);
-        const std::string after = *read_file(kScanTree + "/" + site.file);
-        std::string before = after;
-        before.insert(site.call_begin, "x"); // msleep(...) -> xmsleep(...): not the rule's call
+    // The warning check gives the site when the file was `before` and the patch makes it what
+    // it is, or nullptr.
+    auto warning_at = [&](const Finding& site, const std::string& before,
+                          const std::string& after) -> std::optional<Warning> {
         PreimageReader preimage = [&](const std::string& path) -> std::optional<std::string> {
             if (path == site.file)
                 return before;
@@ -67,27 +65,44 @@ TEST(ScanParity, CheckFlagsASiteExactlyWhenScanDoes) {
         };
         Overlay overlay;
         CheckInput input{"p", "p", whole_file_diff(site.file, before, after), preimage};
-        InputReport report = checker.check(input, overlay);
-
-        const Warning* at_site = nullptr;
-        for (const Warning& w : report.warnings)
+        for (const Warning& w : checker.check(input, overlay).warnings)
             if (w.finding.file == site.file && w.finding.line == site.line &&
                 w.finding.column == site.column)
-                at_site = &w;
-        if (site.actionable) {
-            if (!at_site) {
-                ADD_FAILURE() << "scan: actionable, " << *site.value_ms << " ms; check: silent";
-                continue;
+                return w;
+        return std::nullopt;
+    };
+    size_t flagged = 0;
+    for (const Finding& site : scan.findings) {
+        const std::string after = *read_file(kScanTree + "/" + site.file);
+        // Two patches that add the call: one turns another function's call into it
+        // (xmsleep(...) -> msleep(...)), one writes it where there was none (a "0" in its
+        // place, its line breaks kept so that the lines stay where they are).
+        std::string renamed = after;
+        renamed.insert(site.call_begin, "x");
+        std::string absent = "0";
+        for (size_t i = 0; i < site.call.size(); ++i)
+            if (site.call[i] == '\n')
+                absent += i > 0 && site.call[i - 1] == '\\' ? " \\\n" : "\n";
+        std::string written = after;
+        written.replace(site.call_begin, site.call.size(), absent);
+        for (const auto& [how, before] : {std::pair{"renamed", renamed}, {"written", written}}) {
+            SCOPED_TRACE(site.file + ":" + std::to_string(site.line) + ": " + site.call + " (" +
+                         how + ")");
+            const std::optional<Warning> w = warning_at(site, before, after);
+            if (site.actionable) {
+                if (!w) {
+                    ADD_FAILURE() << "scan: actionable, " << *site.value_ms << " ms; check: silent";
+                    continue;
+                }
+                EXPECT_EQ(w->finding.value_ms, site.value_ms);
+                EXPECT_EQ(w->finding.resolution, site.resolution);
+                ++flagged;
+            } else {
+                EXPECT_FALSE(w) << "scan: not actionable; check: " << (w ? w->message : "");
             }
-            EXPECT_EQ(at_site->finding.value_ms, site.value_ms);
-            EXPECT_EQ(at_site->finding.resolution, site.resolution);
-            ++flagged;
-        } else {
-            EXPECT_EQ(at_site, nullptr)
-                << "scan: not actionable; check: " << (at_site ? at_site->message : "");
         }
     }
-    EXPECT_GT(flagged, 10u);
+    EXPECT_GT(flagged, 20u);
 }
 
 } // namespace
