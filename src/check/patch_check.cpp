@@ -1,14 +1,22 @@
 #include "check/patch_check.h"
 
-#include "check/hunk_apply.h"
-#include "check/shadow_tree.h"
+#include "check/advice.h"
+#include "check/check_types.h"
+#include "check/definitions.h"
+#include "check/dependents.h"
+#include "check/file_changes.h"
+#include "check/location.h"
+#include "check/site_diff.h"
+#include "check/tree_state.h"
 #include "core/file_io.h"
 #include "kbuild/kernel_tree.h"
 #include "rewrite/scanner.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
-#include <memory>
+#include <regex>
+#include <set>
 
 namespace fs = std::filesystem;
 
@@ -17,6 +25,10 @@ namespace ksweep::check {
 using namespace ksweep::kbuild;
 
 namespace {
+
+// More files than this naming a changed header constant are not re-checked one by one: the
+// gate says so instead (a tree-wide `ksweep scan` after the patch answers it).
+constexpr size_t kMaxDependents = 64;
 
 bool is_c_source(const std::string& path) {
     return path.ends_with(".c") || path.ends_with(".h");
@@ -42,67 +54,408 @@ std::string tree_relative(std::string where, const std::string& tree) {
     return where;
 }
 
-// "drivers/x.c:12" -> {"drivers/x.c", 12}
-std::pair<std::string, unsigned> split_location(const std::string& where) {
-    size_t colon = where.rfind(':');
-    if (colon == std::string::npos)
-        return {where, 0};
-    try {
-        return {where.substr(0, colon), static_cast<unsigned>(std::stoul(where.substr(colon + 1)))};
-    } catch (const std::exception&) {
-        return {where, 0};
+std::string line_of(const std::string& text, unsigned line) {
+    size_t start = 0;
+    for (unsigned l = 1; l < line && start != std::string::npos; ++l) {
+        start = text.find('\n', start);
+        start = start == std::string::npos ? start : start + 1;
+    }
+    if (start == std::string::npos || start > text.size())
+        return "";
+    return text.substr(start, text.find('\n', start) - start);
+}
+
+// The upper-case names in an argument, "FOO_DELAY, BAR": what could not be evaluated.
+std::string constant_names(const std::string& argument) {
+    static const std::regex name(R"(\b[A-Z_][A-Z0-9_]*\b)");
+    std::string out;
+    std::set<std::string> seen;
+    for (std::sregex_iterator it(argument.begin(), argument.end(), name), end; it != end; ++it)
+        if (seen.insert(it->str()).second)
+            out += (out.empty() ? "" : ", ") + it->str();
+    return out.empty() ? argument : out;
+}
+
+// One file the patch may bring a small sleep into, with both of its sides.
+struct Subject {
+    std::string path, old_path;
+    std::optional<std::string> before; // nullopt: the file is new here (added or copied)
+    std::string after;
+    const FileChange* change = nullptr; // nullptr: a file the patch does not touch
+    bool same_context = false;          // no directive, enum or header changed under it
+};
+
+// Everything one patch's check shares.
+class PatchRun {
+  public:
+    PatchRun(const Rule& rule, const CheckOptions& options, int hz, const Patch& patch,
+             const PreimageReader& preimage, Overlay& overlay)
+        : rule_(rule), options_(options), hz_(hz), before_(options.tree, overlay, preimage),
+          changes_(apply_patch(patch, before_, options.tree)),
+          after_(options.tree, with_changes(overlay, changes_), preimage),
+          advisor_(rule, [this](const std::string& path) { return scanned_after(path); }) {
+        record_changes(changes_, overlay);
+    }
+
+    void run(InputReport& report, const std::string& subject);
+
+  private:
+    static Overlay with_changes(Overlay overlay, const std::vector<FileChange>& changes) {
+        record_changes(changes, overlay);
+        return overlay;
+    }
+
+    ScanResult scan(const TreeState& state, const std::string& path, const std::string& text,
+                    bool semantic) const;
+    const ScannedFile* scanned_after(const std::string& path);
+    void read_definitions();
+    std::vector<Subject> subjects(InputReport& report);
+    void check_subject(const Subject& s, InputReport& report, const std::string& patch_subject);
+
+    Warning warning(const Subject& s, const ScanResult& after, const NewSite& site);
+    void locate(const Subject& s, const Finding& f, bool on_added_line, Warning& w) const;
+    std::string parse_failure(const Subject& s, const ScanResult& after) const;
+    std::string unresolved_why(const Subject& s, const ScanResult& after, const Finding& f) const;
+    std::string advice_text(const std::string& path, const Advice& a) const;
+    const DiffLine* added_line(const std::string& path, unsigned line) const;
+
+    const Rule& rule_;
+    const CheckOptions& options_;
+    int hz_;
+    TreeState before_;
+    std::vector<FileChange> changes_;
+    TreeState after_;
+    FixAdvisor advisor_;
+    std::map<std::string, ScannedFile> scanned_;
+    // What the patch redefines: per file, and in headers (which reach other files).
+    std::map<std::string, std::set<std::string>> changed_in_;
+    std::set<std::string> changed_in_headers_;
+    std::map<std::string, std::set<std::string>> defined_before_;
+    std::map<std::string, bool> same_definitions_; // same directives and enums before and after
+    bool touches_headers_ = false;
+};
+
+ScanResult PatchRun::scan(const TreeState& state, const std::string& path, const std::string& text,
+                          bool semantic) const {
+    ScanOptions o;
+    o.tree = state.scan_root();
+    o.build_dir = options_.build_dir;
+    o.semantic = semantic;
+    // A C file may sleep through any macro it uses. A header is parsed on its own only for
+    // the calls it spells (a macro's uses are judged where they expand).
+    o.macro_uses = semantic && path.ends_with(".c");
+    o.hz = hz_;
+    o.jobs = 1;
+    ScanResult r = scan_buffer(rule_, o, path, text);
+    for (auto* list : {&r.findings, &r.macro_uses})
+        for (Finding& f : *list)
+            f.defined_at = tree_relative(tree_relative(f.defined_at, o.tree), options_.tree);
+    return r;
+}
+
+const ScannedFile* PatchRun::scanned_after(const std::string& path) {
+    if (auto it = scanned_.find(path); it != scanned_.end())
+        return &it->second;
+    auto text = after_.read(path);
+    if (!text)
+        return nullptr;
+    ScanResult r = scan(after_, path, *text, options_.semantic);
+    return &scanned_.emplace(path, ScannedFile{std::move(*text), std::move(r)}).first->second;
+}
+
+void PatchRun::read_definitions() {
+    for (const FileChange& c : changes_) {
+        const std::string& path = c.path.empty() ? c.old_path : c.path;
+        if (!is_c_source(path) && !is_c_source(c.old_path))
+            continue;
+        const bool header = path.ends_with(".h") || c.old_path.ends_with(".h");
+        touches_headers_ |= header;
+        const Definitions before = definitions_in(c.before.value_or(""));
+        const Definitions after = definitions_in(c.after.value_or(""));
+        std::set<std::string> names = changed_names(before, after);
+        if (header)
+            changed_in_headers_.insert(names.begin(), names.end());
+        auto& known = defined_before_[path];
+        for (const auto& [name, macro] : before.macros)
+            known.insert(name);
+        for (const auto& [name, body] : before.enumerators)
+            known.insert(name);
+        changed_in_[path] = std::move(names);
+        same_definitions_[path] = before.context == after.context;
     }
 }
 
-std::string without_spaces(std::string_view text) {
-    std::string out;
-    for (char c : text)
-        if (c != ' ' && c != '\t' && c != '\n' && c != '\\')
-            out += c;
+std::vector<Subject> PatchRun::subjects(InputReport& report) {
+    std::vector<Subject> out;
+    std::set<std::string> in_patch;
+    std::vector<std::string> headers;
+    for (const FileChange& c : changes_) {
+        in_patch.insert(c.path);
+        in_patch.insert(c.old_path);
+        if (c.path.ends_with(".h"))
+            headers.push_back(c.path);
+        if (c.old_path.ends_with(".h") && c.old_path != c.path)
+            headers.push_back(c.old_path);
+        if (!c.after || !is_c_source(c.path))
+            continue;
+        out.push_back(Subject{c.path, c.old_path, c.before, *c.after, &c,
+                              c.before && !touches_headers_ && same_definitions_[c.path]});
+    }
+    if (changed_in_headers_.empty())
+        return out;
+    Dependents deps =
+        find_dependents(after_, options_.tree, headers, changed_in_headers_, rule_.functions);
+    changed_in_headers_ = deps.names;
+    std::vector<std::string> files;
+    for (const std::string& f : deps.files)
+        if (!in_patch.count(f))
+            files.push_back(f);
+    std::string scope;
+    for (const std::string& d : deps.scope)
+        scope += (scope.empty() ? "" : ", ") + (d.empty() ? std::string("the tree") : d + "/");
+    std::string names;
+    for (const std::string& n : changed_in_headers_)
+        names += (names.empty() ? "" : ", ") + n;
+    if (files.size() > kMaxDependents) {
+        Warning w;
+        w.level = "CHECK";
+        w.type = unresolved_type(rule_);
+        w.finding.file = headers.front();
+        w.message = std::to_string(files.size()) + " files in " + scope +
+                    " may sleep on what this patch redefines (" + names + "): more than the " +
+                    std::to_string(kMaxDependents) +
+                    " ksweep check re-checks; run ksweep scan on the tree with the patch applied";
+        // At the header's first added line.
+        for (const FileChange& c : changes_)
+            if (c.path == w.finding.file && !c.post.added.empty()) {
+                w.finding.line = c.post.added.begin()->first;
+                w.input_line = c.post.added.begin()->second->input_line;
+                w.added_line = c.post.added.begin()->second->text;
+                break;
+            }
+        report.unresolved.push_back(std::move(w));
+        return out;
+    }
+    if (!files.empty())
+        report.notes.push_back("re-checked " + std::to_string(files.size()) + " of " +
+                               std::to_string(deps.files_read) + " files in " + scope +
+                               " that use what the patch redefines (" + names + ")");
+    for (const std::string& f : files) {
+        auto text = after_.read(f);
+        if (text)
+            out.push_back(Subject{f, f, before_.read(f), *text, nullptr, false});
+    }
     return out;
 }
 
-// The removed lines of a patch, without whitespace: a call that reappears on an added line
-// was moved or re-indented, not added, and a gate that flagged it would punish touching
-// old code.
-std::vector<std::string> removed_lines(const Patch& patch) {
-    std::vector<std::string> removed;
-    for (const auto& file : patch.files)
-        for (const auto& hunk : file.hunks)
-            for (const auto& line : hunk.lines)
-                if (line.kind == '-')
-                    removed.push_back(without_spaces(line.text));
-    return removed;
+const DiffLine* PatchRun::added_line(const std::string& path, unsigned line) const {
+    for (const FileChange& c : changes_)
+        if (c.path == path) {
+            auto it = c.post.added.find(line);
+            return it == c.post.added.end() ? nullptr : it->second;
+        }
+    return nullptr;
 }
 
-// Takes one removed line that holds `call` out of `removed`; false if there is none.
-bool take_moved(std::vector<std::string>& removed, const std::string& call) {
-    std::string needle = without_spaces(call);
-    for (auto it = removed.begin(); it != removed.end(); ++it)
-        if (it->find(needle) != std::string::npos) {
-            removed.erase(it);
-            return true;
+// Where the input shows a call: its added line; for an unchanged call, what the patch changed
+// under it: the definition it names when the patch adds that line, else the first added line
+// that names a changed name the call names, else the patch's first change to a header.
+void PatchRun::locate(const Subject& s, const Finding& f, bool on_added_line, Warning& w) const {
+    w.line_added = on_added_line;
+    w.added_line = line_of(s.after, f.line);
+    const unsigned last =
+        f.line + static_cast<unsigned>(std::count(f.call.begin(), f.call.end(), '\n'));
+    for (unsigned line = f.line; line <= last && on_added_line; ++line)
+        if (const DiffLine* d = added_line(s.path, line)) {
+            w.input_line = d->input_line;
+            return;
         }
-    return false;
+    auto [def_file, def_line] = split_location(f.defined_at);
+    if (const DiffLine* d = added_line(def_file, def_line)) {
+        w.input_line = d->input_line;
+        return;
+    }
+    std::set<std::string> changed = changed_in_headers_;
+    if (auto it = changed_in_.find(s.path); it != changed_in_.end())
+        changed.insert(it->second.begin(), it->second.end());
+    std::set<std::string> named;
+    for (const std::string& n : names_in(f.call))
+        if (changed.count(n))
+            named.insert(n);
+    const DiffLine* first_in_header = nullptr;
+    for (const FileChange& c : changes_)
+        for (const auto& [line, d] : c.post.added) {
+            if (names_any(d->text, named)) {
+                w.input_line = d->input_line;
+                return;
+            }
+            if (!first_in_header && c.path.ends_with(".h"))
+                first_in_header = d;
+        }
+    if (first_in_header)
+        w.input_line = first_in_header->input_line;
+    else if (!changes_.empty() && !changes_.front().diff->hunks.empty())
+        w.input_line = changes_.front().diff->hunks.front().header_line;
+}
+
+std::string PatchRun::advice_text(const std::string& path, const Advice& a) const {
+    if (a.replacement.empty())
+        return "ksweep fix leaves it alone (" + a.refused + "): use " +
+               (rule_.target_for(path) == Target::Fsleep ? "fsleep" : "usleep_range") +
+               "() by hand";
+    std::string text = "use " + a.replacement;
+    if (!a.slack_define.empty())
+        text += " with " + a.slack_define;
+    if (a.how.starts_with("macro "))
+        text += " (" + a.how + ")";
+    return text;
+}
+
+std::string PatchRun::parse_failure(const Subject& s, const ScanResult& after) const {
+    std::string error = after.errors.empty() ? "" : after.errors.front();
+    const std::string kept = "lexical results kept: ";
+    if (size_t at = error.find(kept); at != std::string::npos)
+        error.erase(0, at + kept.size());
+    // Paths in the compiler's words, tree-relative as everywhere else.
+    for (const std::string& root : {after_.scan_root(), options_.tree}) {
+        const std::string prefix = fs::absolute(root).lexically_normal().string() + "/";
+        for (size_t at; (at = error.find(prefix)) != std::string::npos;)
+            error.erase(at, prefix.size());
+    }
+    const std::string fix =
+        options_.build_dir.empty()
+            ? "give --build-dir DIR, a prepared build of this tree (make O=DIR allmodconfig "
+              "prepare) or the matching /usr/src/linux-headers-<version>"
+            : "the flags for " + options_.build_dir +
+                  " do not parse it: give --build-dir a prepared build of this tree, or put a "
+                  "compile_commands.json in it";
+    return "the semantic parse of " + s.path + " failed (" + error + "); " + fix;
+}
+
+std::string PatchRun::unresolved_why(const Subject& s, const ScanResult& after,
+                                     const Finding& f) const {
+    if (!options_.semantic)
+        return "the semantic engine is off (--lexical-only): run without it to resolve macros "
+               "and enums from headers";
+    if (after.files_fallback > 0)
+        return parse_failure(s, after);
+    if (f.inactive)
+        return "the configuration does not compile it; give --build-dir a build whose .config "
+               "enables it";
+    if (f.in_macro_body)
+        return "it is in a macro body the file does not expand; its uses are checked where "
+               "they expand";
+    return f.note;
+}
+
+Warning PatchRun::warning(const Subject& s, const ScanResult& after, const NewSite& site) {
+    const Finding& f = *site.finding;
+    Warning w;
+    w.finding = f;
+    w.via_macro = site.via_macro;
+    locate(s, f, site.on_added_line, w);
+    if (site.unresolved) {
+        w.level = "CHECK";
+        w.type = unresolved_type(rule_);
+        w.message = f.call + ": " + constant_names(f.argument) +
+                    " could not be evaluated: " + unresolved_why(s, after, f);
+        return w;
+    }
+    w.type = warning_type(rule_);
+    w.advice = site.via_macro ? advisor_.for_macro_use(s.path, s.after, after.findings, f)
+                              : advisor_.for_call(s.path, s.after, after.findings, f);
+
+    // Where the value comes from, and whether this patch put it there.
+    auto by_patch = [&](const std::string& where, const std::string& name) -> std::string {
+        auto [file, line] = split_location(where);
+        if (!added_line(file, line))
+            return "";
+        auto known = defined_before_.find(file);
+        return known != defined_before_.end() && known->second.count(name)
+                   ? ", changed by this patch"
+                   : ", added by this patch";
+    };
+    const std::string value = std::to_string(*f.value_ms);
+    std::string what = f.call, resolved;
+    if (site.via_macro) {
+        what = f.call + " expands to " + f.callee + "(" + value + ") (" + f.defined_at +
+               by_patch(f.defined_at, f.constant) + ")";
+    } else if (f.resolution == Resolution::Macro || f.resolution == Resolution::Enum) {
+        resolved = ": " + (f.constant.empty() ? f.argument : f.constant) + " is " + value;
+        if (!f.defined_at.empty())
+            resolved += std::string(f.resolution == Resolution::Enum ? " (enumerator at "
+                                                                     : " (#define at ") +
+                        f.defined_at + by_patch(f.defined_at, f.constant) + ")";
+    } else if (f.resolution == Resolution::Expression) {
+        resolved = ": " + f.argument + " is " + value;
+    }
+    const double predicted = f.predicted_sleep_ms > 0
+                                 ? f.predicted_sleep_ms
+                                 : predicted_msleep_ms(*f.value_ms, hz_, after.kernel);
+    w.message = what + " < " + std::to_string(rule_.threshold_ms) + "ms can sleep for up to " +
+                format_ms(predicted) + "ms at HZ=" + std::to_string(hz_) + resolved + "; " +
+                advice_text(s.path, w.advice) + "; see " + kSleepDocument;
+    return w;
+}
+
+void PatchRun::check_subject(const Subject& s, InputReport& report,
+                             const std::string& patch_subject) {
+    const ScannedFile* after = scanned_after(s.path);
+    if (!after)
+        return;
+    std::set<unsigned> added;
+    if (s.change)
+        for (const auto& [line, d] : s.change->post.added)
+            added.insert(line);
+    std::set<std::string> changed = changed_in_headers_;
+    if (auto it = changed_in_.find(s.path); it != changed_in_.end())
+        changed.insert(it->second.begin(), it->second.end());
+
+    // Same directives, enums and headers: the same call text is the same call, and a lexical
+    // scan finds the calls before. Otherwise the values before are compared too, when they can
+    // matter: only then is the file before resolved (a second semantic parse).
+    std::optional<ScanResult> lexical_before, resolved_before;
+    Before before;
+    if (s.before) {
+        lexical_before = scan(before_, s.old_path, *s.before, false);
+        before = {&*lexical_before, &*s.before, !s.same_context && !options_.semantic};
+        if (options_.semantic && !s.same_context &&
+            values_matter(rule_, after->scan, before, s.change ? nullptr : &changed)) {
+            resolved_before = scan(before_, s.old_path, *s.before, true);
+            before = {&*resolved_before, &*s.before, true};
+        }
+    }
+
+    // Without a parse, the calls that macros expand to were not seen: say so.
+    if (after->scan.files_fallback > 0 && s.path.ends_with(".c"))
+        report.notes.push_back("calls through macros not checked: " +
+                               parse_failure(s, after->scan));
+    std::vector<NewSite> sites = new_sites(rule_, after->scan, before, added, changed);
+    // A macro use whose call is itself reported here (a new #define and its uses) is that
+    // warning already.
+    std::set<std::string> reported;
+    for (const NewSite& n : sites)
+        if (!n.via_macro && !n.unresolved)
+            reported.insert(s.path + ":" + std::to_string(n.finding->line));
+    for (const NewSite& n : sites) {
+        if (n.via_macro && reported.count(n.finding->defined_at))
+            continue;
+        Warning w = warning(s, after->scan, n);
+        w.patch_subject = patch_subject;
+        (n.unresolved ? report.unresolved : report.warnings).push_back(std::move(w));
+    }
+}
+
+void PatchRun::run(InputReport& report, const std::string& subject) {
+    read_definitions();
+    for (const Subject& s : subjects(report))
+        check_subject(s, report, subject);
 }
 
 } // namespace
 
 PreimageReader tree_reader(const std::string& tree) {
     return [tree](const std::string& path) { return read_file(fs::path(tree) / path); };
-}
-
-std::string suggest_replacement(const Rule& rule, const Finding& finding) {
-    long long us = finding.value_ms.value_or(0) * 1000;
-    // A named constant stays named, so the suggestion reads like the code it replaces.
-    bool named = !finding.constant.empty() && (finding.resolution == Resolution::Macro ||
-                                               finding.resolution == Resolution::Enum);
-    std::string min = named ? finding.constant + " * 1000" : std::to_string(us);
-    if (rule.target_for(finding.file) == Target::Fsleep)
-        return "fsleep(" + min + ")";
-    long long slack = slack_us(rule.slack_for(finding.file), us);
-    std::string max = named ? min + " + " + std::to_string(slack) : std::to_string(us + slack);
-    return "usleep_range(" + min + ", " + max + ")";
 }
 
 PatchChecker::PatchChecker(const Rule& rule, CheckOptions options)
@@ -119,7 +472,7 @@ PatchChecker::PatchChecker(const Rule& rule, CheckOptions options)
 }
 
 InputReport PatchChecker::check(const CheckInput& input, Overlay& overlay) const {
-    InputReport report{input.filename, input.vname, {}, 0, 0};
+    InputReport report{input.filename, input.vname, {}, 0, 0, {}, {}};
     std::vector<Patch> patches;
     try {
         patches = read_patches(input.text);
@@ -127,126 +480,26 @@ InputReport PatchChecker::check(const CheckInput& input, Overlay& overlay) const
         throw CheckError(input.filename + ": " + e.what());
     }
     for (const auto& patch : patches) {
-        auto warnings = check_patch(patch, input.preimage, overlay);
-        for (auto& w : warnings) {
-            w.patch_subject = patch.subject;
-            report.warnings.push_back(std::move(w));
+        if (patch.files.empty()) {
+            const bool numbered = is_cover_letter_subject(patch.subject);
+            if (!numbered && !input.filename.ends_with("0000-cover-letter.patch"))
+                throw CheckError(input.filename + ": line " + std::to_string(patch.first_line) +
+                                 ": no unified diff found in this patch");
+            const std::string tag =
+                numbered ? " (" + patch.subject.substr(0, patch.subject.find(']') + 1) + ")" : "";
+            report.notes.push_back(input.filename + ": cover letter" + tag + ", no diff: skipped");
+            continue;
         }
+        check_patch(patch, input.preimage, overlay, report);
         report.lines_checked += patch.lines_checked;
         ++report.patches;
     }
     return report;
 }
 
-std::vector<Warning> PatchChecker::check_patch(const Patch& patch, const PreimageReader& preimage,
-                                               Overlay& overlay) const {
-    auto current = [&](const std::string& path) -> std::optional<std::string> {
-        if (auto it = overlay.find(path); it != overlay.end())
-            return it->second;
-        return preimage(path);
-    };
-    std::string where = patch.subject.empty() ? "" : " (\"" + patch.subject + "\")";
-
-    // Apply every file first: a definition the patch adds to a header must be in place before
-    // the C file that uses it is scanned.
-    std::vector<std::pair<const FileDiff*, PostImage>> changed;
-    std::map<std::string, std::set<unsigned>> added_by_patch;
-    for (const auto& file : patch.files) {
-        if (file.binary)
-            continue;
-        std::string pre;
-        if (file.is_new()) {
-            if (current(file.new_path))
-                throw CheckError(file.new_path + ": patch" + where +
-                                 " creates it, but it already exists in the tree");
-        } else if (auto text = current(file.old_path)) {
-            pre = std::move(*text);
-        } else {
-            throw CheckError(file.old_path + ": patch" + where + " changes it, but it is not in " +
-                             options_.tree);
-        }
-        PostImage post;
-        try {
-            post = apply_hunks(file, pre);
-        } catch (const ApplyError& e) {
-            throw CheckError(std::string(e.what()) + where);
-        }
-        if (file.is_deleted() || file.old_path != file.new_path)
-            if (!file.is_new())
-                overlay[file.old_path] = std::nullopt;
-        if (file.is_deleted())
-            continue;
-        overlay[file.new_path] = post.text;
-        for (const auto& [line, diff_line] : post.added)
-            added_by_patch[file.new_path].insert(line);
-        changed.emplace_back(&file, std::move(post));
-    }
-
-    bool headers_changed = false;
-    for (const auto& [path, text] : overlay)
-        headers_changed |= path.ends_with(".h");
-    std::unique_ptr<ShadowTree> shadow;
-
-    std::vector<std::string> removed = removed_lines(patch);
-    std::vector<Warning> warnings;
-    for (const auto& [file, post] : changed) {
-        if (post.added.empty() || !is_c_source(file->new_path))
-            continue;
-        if (headers_changed && !shadow)
-            shadow = std::make_unique<ShadowTree>(options_.tree, overlay);
-        ScanOptions scan_options;
-        scan_options.tree = shadow ? shadow->root() : options_.tree;
-        scan_options.build_dir = options_.build_dir;
-        scan_options.semantic = options_.semantic;
-        scan_options.hz = hz_;
-        scan_options.jobs = 1;
-        ScanResult scan = scan_buffer(rule_, scan_options, file->new_path, post.text);
-        for (auto& finding : scan.findings) {
-            auto added = post.added.find(finding.line);
-            if (added == post.added.end() || !rule_.actionable(finding.value_ms) ||
-                take_moved(removed, finding.call))
-                continue;
-            finding.defined_at =
-                tree_relative(tree_relative(finding.defined_at, scan_options.tree), options_.tree);
-            warnings.push_back(make_warning(finding, *added->second, added_by_patch));
-        }
-    }
-    return warnings;
-}
-
-Warning
-PatchChecker::make_warning(const Finding& finding, const DiffLine& added,
-                           const std::map<std::string, std::set<unsigned>>& added_by_patch) const {
-    Warning w;
-    w.finding = finding;
-    w.input_line = added.input_line;
-    w.added_line = added.text;
-    w.suggestion = suggest_replacement(rule_, finding);
-
-    double predicted = finding.predicted_sleep_ms > 0
-                           ? finding.predicted_sleep_ms
-                           : predicted_msleep_ms(*finding.value_ms, hz_, kernel_);
-    std::string value = std::to_string(*finding.value_ms);
-    std::string resolved;
-    if (finding.resolution == Resolution::Macro || finding.resolution == Resolution::Enum) {
-        resolved = ": " + (finding.constant.empty() ? finding.argument : finding.constant) +
-                   " is " + value;
-        if (!finding.defined_at.empty()) {
-            auto [def_file, def_line] = split_location(finding.defined_at);
-            auto in_patch = added_by_patch.find(def_file);
-            bool by_patch = in_patch != added_by_patch.end() && in_patch->second.count(def_line);
-            resolved += std::string(finding.resolution == Resolution::Enum ? " (enumerator at "
-                                                                           : " (#define at ") +
-                        finding.defined_at + (by_patch ? ", added by this patch)" : ")");
-        }
-    } else if (finding.resolution == Resolution::Expression) {
-        resolved = ": " + finding.argument + " is " + value;
-    }
-    w.message = finding.call + " < " + std::to_string(rule_.threshold_ms) +
-                "ms can sleep for up to " + format_ms(predicted) +
-                "ms at HZ=" + std::to_string(hz_) + resolved + "; use " + w.suggestion +
-                "; see Documentation/timers/timers-howto.rst";
-    return w;
+void PatchChecker::check_patch(const Patch& patch, const PreimageReader& preimage, Overlay& overlay,
+                               InputReport& report) const {
+    PatchRun(rule_, options_, hz_, patch, preimage, overlay).run(report, patch.subject);
 }
 
 } // namespace ksweep::check

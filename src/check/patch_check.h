@@ -1,9 +1,12 @@
-// The CI gate: small msleep() calls on the lines a patch adds.
+// The CI gate: the small sleeps a patch brings in.
 //
-// Each patch is applied in memory to the files it changes (post-image), and every changed C
-// file is scanned as it will be after the patch, so a constant the patch defines or changes
-// resolves to its new value; headers the patch does not touch come from the tree. Only calls
-// on added lines are reported: a patch that moves or keeps an old msleep() passes.
+// Each patch is applied in memory on top of the ones before it, and every C file it changes
+// is scanned before and after, the way `ksweep scan` resolves calls (lexical engine, then the
+// semantic one with the tree's headers and the patch's own): a call is reported when it is
+// small after the patch and was not the same call with the same value before (site_diff.h).
+// A header change reaches the files that name what it redefines (dependents.h). A call whose
+// constant no engine could evaluate is reported as such, never passed. Each warning quotes
+// what `ksweep fix` would write for the site (advice.h).
 #pragma once
 
 #include "check/unified_diff.h"
@@ -14,7 +17,6 @@
 #include <functional>
 #include <map>
 #include <optional>
-#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -46,12 +48,28 @@ struct CheckInput {
     PreimageReader preimage;
 };
 
+// What `ksweep fix` would write for a site.
+struct Advice {
+    std::string replacement;  // the call as fix writes it, on one line; empty: fix refuses
+    std::string slack_define; // "#define FOO_DELAY_RANGE 750" when fix adds the constant
+    std::string how;          // fix's own words: "literal in usec", "macro X converted to usec"
+    std::string refused;      // why fix leaves the site alone
+};
+
+// One finding of the gate: a small sleep the patch brings in (level WARNING), or a call whose
+// constant could not be evaluated (level CHECK).
 struct Warning {
-    Finding finding;         // file and line in the patched file
-    unsigned input_line = 0; // line of the input holding the added line (checkpatch "#N")
-    std::string added_line;  // that line, without its '+'
-    std::string suggestion;  // "usleep_range(3000, 3750)"
-    std::string message;     // the checkpatch-style message, without level and type
+    std::string level = "WARNING"; // checkpatch.pl's level: "WARNING" or "CHECK"
+    std::string type;              // checkpatch.pl's type: "MSLEEP", "MSLEEP_UNRESOLVED"
+    Finding finding;               // file and line in the patched file
+    bool via_macro = false;        // the call is in a macro's body; finding is the macro's use
+    // The line of the input that shows it (checkpatch's "#N"): the added line, or for an
+    // unchanged call the patch's change that made it small.
+    unsigned input_line = 0;
+    std::string added_line; // the call's line after the patch, without a prefix
+    bool line_added = true; // false: an unchanged call whose value the patch changed
+    Advice advice;
+    std::string message; // the checkpatch-style message, without level and type
     std::string patch_subject;
 };
 
@@ -59,7 +77,9 @@ struct InputReport {
     std::string filename, vname;
     std::vector<Warning> warnings;
     unsigned lines_checked = 0;
-    size_t patches = 0;
+    size_t patches = 0;              // patches checked (cover letters are not patches)
+    std::vector<Warning> unresolved; // calls whose constant could not be evaluated
+    std::vector<std::string> notes;  // what was skipped or could not be done, one line each
 };
 
 // A patch that cannot be checked (does not parse or does not apply): what() says why.
@@ -71,6 +91,9 @@ class PatchChecker {
   public:
     PatchChecker(const Rule& rule, CheckOptions options);
 
+    // Checks every patch of the input on top of `overlay`, which it updates; a cover letter
+    // is skipped with a note. Throws CheckError for input that is not a patch or a series of
+    // them, or does not apply.
     InputReport check(const CheckInput& input, Overlay& overlay) const;
 
     int hz() const { return hz_; }
@@ -78,18 +101,13 @@ class PatchChecker {
     const std::string& build_dir() const { return options_.build_dir; }
 
   private:
-    std::vector<Warning> check_patch(const Patch& patch, const PreimageReader& preimage,
-                                     Overlay& overlay) const;
-    Warning make_warning(const Finding& finding, const DiffLine& added,
-                         const std::map<std::string, std::set<unsigned>>& added_by_patch) const;
+    void check_patch(const Patch& patch, const PreimageReader& preimage, Overlay& overlay,
+                     InputReport& report) const;
 
     const Rule& rule_;
     CheckOptions options_;
     int hz_ = 250;
     KernelVersion kernel_;
 };
-
-// The replacement the rule suggests for a finding: usleep_range(min, min + slack) or fsleep.
-std::string suggest_replacement(const Rule& rule, const Finding& finding);
 
 } // namespace ksweep::check

@@ -1,6 +1,9 @@
-// SARIF 2.1.0 (OASIS), the format code-scanning pages import: one run, one rule (the
-// msleep_small rule), one result per warning located in the patched file, and a fix that
-// replaces the call when the call sits on one line.
+// SARIF 2.1.0 (OASIS), the format code-scanning pages import: one run with two rules, the
+// small sleep (level warning) and the call whose constant could not be evaluated (kind
+// "open": the tool could not tell whether it passes; SARIF §3.27.9 wants level "none" then).
+// A warning carries a fix replacing the call when the call sits on one line and `ksweep fix`
+// would change nothing else for it (no new slack constant, no macro to convert).
+#include "check/check_types.h"
 #include "check/report_format.h"
 
 #include <llvm/Support/JSON.h>
@@ -32,11 +35,17 @@ void write_location(llvm::json::OStream& json, const Finding& f) {
     });
 }
 
-// Replaces "msleep(...)" by the suggestion; SARIF's endColumn is one past the last character.
+bool has_whole_fix(const Warning& w) {
+    return !w.via_macro && !w.advice.replacement.empty() && w.advice.slack_define.empty() &&
+           !w.advice.how.starts_with("macro ") && w.finding.call.find('\n') == std::string::npos;
+}
+
+// Replaces "msleep(...)" by the fix's call; SARIF's endColumn is one past the last character.
 void write_fix(llvm::json::OStream& json, const Warning& w) {
     const Finding& f = w.finding;
     json.object([&] {
-        json.attributeObject("description", [&] { json.attribute("text", "use " + w.suggestion); });
+        json.attributeObject("description",
+                             [&] { json.attribute("text", "use " + w.advice.replacement); });
         json.attributeArray("artifactChanges", [&] {
             json.object([&] {
                 write_artifact(json, f);
@@ -49,11 +58,23 @@ void write_fix(llvm::json::OStream& json, const Warning& w) {
                             json.attribute("endColumn", f.column + f.call.size());
                         });
                         json.attributeObject("insertedContent",
-                                             [&] { json.attribute("text", w.suggestion); });
+                                             [&] { json.attribute("text", w.advice.replacement); });
                     });
                 });
             });
         });
+    });
+}
+
+void write_rule(llvm::json::OStream& json, const std::string& id, const std::string& name,
+                const std::string& summary, const std::string& description, const char* level) {
+    json.object([&] {
+        json.attribute("id", id);
+        json.attribute("name", name);
+        json.attributeObject("shortDescription", [&] { json.attribute("text", summary); });
+        json.attributeObject("fullDescription", [&] { json.attribute("text", description); });
+        json.attribute("helpUri", kHelpUri);
+        json.attributeObject("defaultConfiguration", [&] { json.attribute("level", level); });
     });
 }
 
@@ -63,24 +84,32 @@ void write_driver(llvm::json::OStream& json, const Rule& rule, const RunInfo& ru
         json.attribute("version", run.version);
         json.attribute("informationUri", kHelpUri);
         json.attributeArray("rules", [&] {
-            json.object([&] {
-                json.attribute("id", rule.name);
-                json.attribute("name", kWarningType);
-                json.attributeObject("shortDescription",
-                                     [&] { json.attribute("text", rule.summary); });
-                json.attributeObject("fullDescription", [&] {
-                    json.attribute("text",
-                                   "msleep() is a timer-wheel sleep rounded up to whole jiffies; "
-                                   "below " +
-                                       std::to_string(rule.threshold_ms) +
-                                       " ms it sleeps much longer than asked. Use "
-                                       "usleep_range().");
-                });
-                json.attribute("helpUri", kHelpUri);
-                json.attributeObject("defaultConfiguration",
-                                     [&] { json.attribute("level", "warning"); });
-            });
+            write_rule(json, rule.name, warning_type(rule), rule.summary,
+                       "msleep() is a timer-wheel sleep rounded up to whole jiffies; below " +
+                           std::to_string(rule.threshold_ms) +
+                           " ms it sleeps much longer than asked. Use usleep_range().",
+                       "warning");
+            write_rule(json, rule.name + "/unresolved", unresolved_type(rule),
+                       "a " + rule_calls(rule) + " argument ksweep could not evaluate",
+                       "The argument names a macro or enumerator that could not be evaluated "
+                       "(the semantic parse failed, a header is missing, no build dir): it may "
+                       "be a small sleep. The message says why and what would resolve it.",
+                       "none");
         });
+    });
+}
+
+void write_result(llvm::json::OStream& json, const Rule& rule, const Warning& w, bool open) {
+    json.object([&] {
+        json.attribute("ruleId", open ? rule.name + "/unresolved" : rule.name);
+        json.attribute("ruleIndex", open ? 1 : 0);
+        if (open)
+            json.attribute("kind", "open");
+        json.attribute("level", open ? "none" : "warning");
+        json.attributeObject("message", [&] { json.attribute("text", w.message); });
+        json.attributeArray("locations", [&] { write_location(json, w.finding); });
+        if (!open && has_whole_fix(w))
+            json.attributeArray("fixes", [&] { write_fix(json, w); });
     });
 }
 
@@ -105,18 +134,8 @@ std::string format_sarif(const std::vector<InputReport>& reports, const Rule& ru
                 });
                 json.attributeArray("results", [&] {
                     for (const auto& input : reports)
-                        for (const auto& w : input.warnings)
-                            json.object([&] {
-                                json.attribute("ruleId", rule.name);
-                                json.attribute("ruleIndex", 0);
-                                json.attribute("level", "warning");
-                                json.attributeObject("message",
-                                                     [&] { json.attribute("text", w.message); });
-                                json.attributeArray("locations",
-                                                    [&] { write_location(json, w.finding); });
-                                if (w.finding.call.find('\n') == std::string::npos)
-                                    json.attributeArray("fixes", [&] { write_fix(json, w); });
-                            });
+                        for (const Warning* w : in_input_order(input))
+                            write_result(json, rule, *w, w->level == "CHECK");
                 });
             });
         });

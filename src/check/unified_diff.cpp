@@ -190,8 +190,6 @@ class PatchParser {
                 ++i_; // commit message, diffstat, signature
             }
         }
-        if (patch_.files.empty())
-            throw DiffError(error_at(patch_.first_line, "no unified diff found in this patch"));
         return std::move(patch_);
     }
 
@@ -233,9 +231,10 @@ class PatchParser {
             file.old_path.clear();
         else if (starts_with(line, "deleted file mode"))
             file.new_path.clear();
-        else if (starts_with(line, "rename from ") || starts_with(line, "copy from "))
+        else if (starts_with(line, "rename from ") || starts_with(line, "copy from ")) {
             file.old_path = unquote(line.substr(line.find(" from ") + 6));
-        else if (starts_with(line, "rename to ") || starts_with(line, "copy to "))
+            file.copy = starts_with(line, "copy ");
+        } else if (starts_with(line, "rename to ") || starts_with(line, "copy to "))
             file.new_path = unquote(line.substr(line.find(" to ") + 4));
         else if (starts_with(line, "Binary files ") || starts_with(line, "GIT binary patch"))
             file.binary = true;
@@ -310,6 +309,11 @@ class PatchParser {
 };
 
 } // namespace
+
+bool is_cover_letter_subject(const std::string& subject) {
+    static const std::regex numbered(R"(^\[[^\]]*\b0+/[0-9]+\])");
+    return std::regex_search(subject, numbered);
+}
 
 std::vector<Patch> read_patches(std::string_view input) {
     Lines lines = split_lines(input);

@@ -28,6 +28,7 @@ struct FileDiff {
     std::string old_path; // tree-relative; empty when the file is new (/dev/null)
     std::string new_path; // tree-relative; empty when the file is deleted
     bool binary = false;
+    bool copy = false; // "copy from/to": the old file stays
     unsigned header_line = 0;
     std::vector<Hunk> hunks;
 
@@ -37,12 +38,16 @@ struct FileDiff {
 
 // One patch: a mail of a mailbox, or the whole input when it is not a mailbox.
 struct Patch {
-    std::string subject;     // the Subject: header, unfolded; empty for a bare diff
-    std::string commit;      // the sha of a "From <sha> <date>" separator line, if any
-    unsigned first_line = 0; // input line the patch starts at
-    std::vector<FileDiff> files;
-    unsigned lines_checked = 0; // hunk lines, counted the way checkpatch.pl counts them
+    std::string subject;         // the Subject: header, unfolded; empty for a bare diff
+    std::string commit;          // the sha of a "From <sha> <date>" separator line, if any
+    unsigned first_line = 0;     // input line the patch starts at
+    std::vector<FileDiff> files; // empty for a mail without a diff (a cover letter, say)
+    unsigned lines_checked = 0;  // hunk lines, counted the way checkpatch.pl counts them
 };
+
+// "[PATCH 0/3] ...", "[PATCH v2 00/12] ...", "[RFC PATCH 0/2] ...": the subject git
+// format-patch --cover-letter and b4 give a series' cover letter.
+bool is_cover_letter_subject(const std::string& subject);
 
 // Input that is not a usable patch: what() is "line N: what is wrong".
 struct DiffError : std::runtime_error {
@@ -50,8 +55,8 @@ struct DiffError : std::runtime_error {
 };
 
 // Splits a mailbox on its "From <sha|sender> <weekday> ..." separators (an input without one
-// is a single patch) and parses each part. Throws DiffError for a malformed hunk or a part
-// that holds no diff at all.
+// is a single patch) and parses each part; a part without a diff has no files. Throws
+// DiffError for a malformed hunk or an input with no part at all.
 std::vector<Patch> read_patches(std::string_view input);
 
 } // namespace ksweep::check

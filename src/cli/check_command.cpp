@@ -1,6 +1,7 @@
-// ksweep check: the CI gate. Small msleep() calls on the lines a patch adds, printed the way
-// checkpatch.pl prints its warnings (or as JSON / SARIF). Exit 0 clean, 1 warnings, 2 input
-// that is not a patch or does not apply.
+// ksweep check: the CI gate. The small msleep() calls a patch brings in, printed the way
+// checkpatch.pl prints its warnings (or as JSON / SARIF). Exit 0 clean, 1 warnings or calls it
+// could not evaluate (a gate never says clean about what it could not check), 2 input that is
+// not a patch or does not apply.
 #include "check/git_range.h"
 #include "check/patch_check.h"
 #include "check/report_format.h"
@@ -9,7 +10,9 @@
 #include "core/file_io.h"
 #include "core/rule.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <sstream>
 #include <unistd.h>
@@ -17,6 +20,28 @@
 namespace ksweep::cli {
 
 namespace {
+
+// A directory (as `ksweep series` writes one) is its *.patch files in name order: the cover
+// letter, then the series.
+std::vector<std::string> expand_directories(const std::vector<std::string>& inputs) {
+    std::vector<std::string> out;
+    for (const auto& name : inputs) {
+        std::error_code ec;
+        if (name == "-" || !std::filesystem::is_directory(name, ec)) {
+            out.push_back(name);
+            continue;
+        }
+        std::vector<std::string> patches;
+        for (const auto& e : std::filesystem::directory_iterator(name, ec))
+            if (e.path().extension() == ".patch" && e.is_regular_file(ec))
+                patches.push_back(e.path().string());
+        std::sort(patches.begin(), patches.end());
+        if (patches.empty())
+            out.push_back(name); // reported as unreadable, not skipped
+        out.insert(out.end(), patches.begin(), patches.end());
+    }
+    return out;
+}
 
 std::optional<std::string> read_input(const std::string& name) {
     if (name != "-")
@@ -45,12 +70,16 @@ int check_command(int argc, char** argv) {
     check::TextStyle style;
     bool no_summary = false;
     std::vector<std::string> inputs;
-    ArgParser args("check", "[options] [PATCH|MBOX|-]... | --git RANGE",
-                   "Reports small msleep() calls on the lines a patch adds, resolving macros and\n"
-                   "enums in the tree the patch applies to together with what the patch itself\n"
-                   "defines. Output as checkpatch.pl writes it (b4 prep-perpatch-check-cmd:\n"
-                   "'ksweep check --terse --no-summary --mailback --showfile -'), JSON or SARIF.\n"
-                   "Exit status: 0 clean, 1 warnings, 2 bad input (does not parse or apply).");
+    ArgParser args("check", "[options] [PATCH|MBOX|DIR|-]... | --git RANGE",
+                   "Reports the small msleep() calls a patch brings in: added calls, and calls\n"
+                   "made small by what it redefines (in the file or a header), resolving macros\n"
+                   "and enums in the tree together with what the patch itself defines. A DIR is\n"
+                   "its *.patch files in order (a series; the cover letter is skipped). Output as\n"
+                   "checkpatch.pl writes it (b4 prep-perpatch-check-cmd: 'ksweep check --terse\n"
+                   "--no-summary --mailback --showfile -'), JSON or SARIF. A call whose constant\n"
+                   "could not be evaluated is a CHECK:MSLEEP_UNRESOLVED saying why.\n"
+                   "Exit status: 0 clean, 1 warnings or unresolved checks, 2 bad input (does\n"
+                   "not parse or apply).");
     args.option("--tree", &tree, "DIR", "tree the patches apply to (default: .)");
     args.option("--git", &git_range, "RANGE",
                 "check the commits of RANGE (A..B, or one commit) of the git tree");
@@ -82,7 +111,7 @@ int check_command(int argc, char** argv) {
     if (git_range.empty() && inputs.empty()) {
         if (isatty(STDIN_FILENO)) {
             std::fprintf(stderr, "usage: ksweep check %s (see --help)\n",
-                         "[options] [PATCH|MBOX|-]... | --git RANGE");
+                         "[options] [PATCH|MBOX|DIR|-]... | --git RANGE");
             return 2;
         }
         inputs.push_back("-");
@@ -103,7 +132,7 @@ int check_command(int argc, char** argv) {
         } else {
             // Patch files given together are a series: each applies on top of the ones before.
             check::Overlay overlay;
-            for (const auto& name : inputs) {
+            for (const auto& name : expand_directories(inputs)) {
                 auto text = read_input(name);
                 if (!text) {
                     std::fprintf(stderr, "ksweep check: %s: cannot read\n", name.c_str());
@@ -116,16 +145,24 @@ int check_command(int argc, char** argv) {
             }
         }
 
+        if (lexical_only)
+            std::fprintf(stderr, "ksweep check: lexical engine only: constants from headers and "
+                                 "enums are reported as unresolved, and calls inside macros "
+                                 "from headers are not seen\n");
+        for (const auto& r : reports)
+            for (const auto& note : r.notes)
+                std::fprintf(stderr, "ksweep check: %s\n", note.c_str());
+
         check::RunInfo run{KSWEEP_VERSION, tree, checker.hz(), checker.kernel()};
         if (format == "json")
             std::fputs(check::format_json(reports, rule, run).c_str(), stdout);
         else if (format == "sarif")
             std::fputs(check::format_sarif(reports, rule, run).c_str(), stdout);
         else
-            std::fputs(check::format_text(reports, style).c_str(), stdout);
+            std::fputs(check::format_text(reports, rule, style).c_str(), stdout);
 
         for (const auto& r : reports)
-            if (!r.warnings.empty())
+            if (!r.warnings.empty() || !r.unresolved.empty())
                 return 1;
         return 0;
     } catch (const RuleError& e) {

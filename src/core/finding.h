@@ -32,6 +32,9 @@ struct Finding {
     bool in_macro_body = false; // the call is spelled inside a #define
     bool inactive = false;      // inside #if 0 or a branch the configuration does not take
     std::string note;           // why a result is partial, e.g. the semantic parse failed
+    // No value, yet the argument may be a constant: it names something only the semantic engine
+    // can fold, and that engine did not run or could not parse the file (note says why).
+    bool unevaluated = false;
 
     // Byte offsets in the file, for the rewriter: [call_begin, call_end) covers
     // "msleep(...)", [arg_begin, arg_end) the argument.

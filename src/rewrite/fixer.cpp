@@ -40,7 +40,7 @@ void fix_and_verify(const Rule& rule, const ScanOptions& options, const ScanResu
     const auto text = read_file(fs::path(options.tree) / work.path);
     if (!text) {
         for (const Finding& f : work.findings)
-            work.skipped.push_back({f, false, "", "cannot read " + work.path});
+            work.skipped.push_back({f, false, "", "cannot read " + work.path, ""});
         return;
     }
     FileFix fix = fix_file_text(rule, work.path, *text, work.findings, work.skipped);
@@ -50,7 +50,7 @@ void fix_and_verify(const Rule& rule, const ScanOptions& options, const ScanResu
                                         [](const SiteOutcome& s) { return s.reason == kOverlap; });
     if (auto failure = verify_fix(rule, options, scan, fix, !overlapped)) {
         for (const SiteOutcome& s : fix.sites)
-            work.skipped.push_back({s.finding, false, "", "verification failed: " + *failure});
+            work.skipped.push_back({s.finding, false, "", "verification failed: " + *failure, ""});
         return;
     }
     work.fix = std::move(fix);
@@ -72,10 +72,14 @@ FileFix fix_file_text(const Rule& rule, const std::string& path, const std::stri
     const std::vector<bool> accepted = accept_groups(plan.groups);
     for (size_t i = 0; i < plan.groups.size(); ++i)
         for (const Finding& f : plan.groups[i].findings) {
-            if (accepted[i])
-                fix.sites.push_back({f, true, plan.groups[i].how, ""});
-            else
-                skipped.push_back({f, false, "", kOverlap});
+            if (!accepted[i]) {
+                skipped.push_back({f, false, "", kOverlap, ""});
+                continue;
+            }
+            const auto& calls = plan.groups[i].calls;
+            const auto call = calls.find(f.call_begin);
+            fix.sites.push_back(
+                {f, true, plan.groups[i].how, "", call == calls.end() ? "" : call->second});
         }
     if (fix.sites.empty())
         return fix;

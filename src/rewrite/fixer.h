@@ -17,15 +17,16 @@ namespace ksweep {
 struct SiteOutcome {
     Finding finding;
     bool fixed = false;
-    std::string how;    // "literal", "macro converted to usec", "scaled at call site", ...
-    std::string reason; // why a site was left alone (msleep(0), unresolved, overlap, ...)
+    std::string how;         // "literal", "macro converted to usec", "scaled at call site", ...
+    std::string reason;      // why a site was left alone (msleep(0), unresolved, overlap, ...)
+    std::string replacement; // a fixed site: its new call on one line, as `check` quotes it
 };
 
 // The new text of one file.
 struct FileFix {
-    std::string file;     // tree-relative
-    std::string original; // text before
-    std::string fixed;    // text after
+    std::string file;       // tree-relative
+    std::string original;   // text before
+    std::string fixed;      // text after
     std::string slack_name; // the named slack constant the file uses ("" if none needed)
     long long slack_us = 0;
     bool slack_defined_here = false; // the fixer added the #define

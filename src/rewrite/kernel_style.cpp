@@ -134,6 +134,13 @@ std::string layout_call(const CallText& call, unsigned column, unsigned tail_wid
     return out;
 }
 
+std::string flat_call(const CallText& call) {
+    std::string out = call.callee + "(";
+    for (size_t i = 0; i < call.args.size(); ++i)
+        out += (i ? ", " : "") + join_terms(call.args[i]);
+    return out + ")";
+}
+
 std::optional<std::string> comment_in_usec(std::string_view comment) {
     static const std::regex unit(R"(\b(msecs?|ms|milliseconds?|millisecs?)\b)", std::regex::icase);
     const std::string text(comment);

@@ -43,6 +43,8 @@ struct Continuation {
 // lines aligned with the open parenthesis; a sum breaks after its '+'.
 std::string layout_call(const CallText& call, unsigned column, unsigned tail_width, bool tabs,
                         Continuation continuation = {});
+// The same call on one line, as a message quotes it: "usleep_range(5000, 5000 + FOO_RANGE)".
+std::string flat_call(const CallText& call);
 
 // "/* msec */" -> "/* usec */", "// delay in ms" -> "// delay in us"; nullopt when the comment
 // names no millisecond unit.

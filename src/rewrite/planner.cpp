@@ -97,12 +97,14 @@ class Planner {
                                                    const std::vector<MacroUse>& uses) const;
     void choose_slack();
     EditGroup build(const Pending& p) const;
-    Edit call_edit(unsigned call_begin, unsigned call_end, const std::string& min_usec) const;
+    // Also records the new call, on one line, in group.calls.
+    Edit call_edit(EditGroup& group, unsigned call_begin, unsigned call_end,
+                   const std::string& min_usec) const;
     Edit define_edit(EditGroup& group, const MacroDefinition* def, std::string body,
                      bool to_usec) const;
     bool is_rule_function(const std::string& name) const { return rule_.is_rule_function(name); }
     void skip(const Finding& f, std::string reason) {
-        plan_.skipped.push_back(SiteOutcome{f, false, "", std::move(reason)});
+        plan_.skipped.push_back(SiteOutcome{f, false, "", std::move(reason), ""});
     }
 
     const Rule& rule_;
@@ -261,7 +263,8 @@ void Planner::choose_slack() {
         unclashing_name(wanted, [this](const std::string& n) { return index_.mentions(n); });
 }
 
-Edit Planner::call_edit(unsigned call_begin, unsigned call_end, const std::string& min_usec) const {
+Edit Planner::call_edit(EditGroup& group, unsigned call_begin, unsigned call_end,
+                        const std::string& min_usec) const {
     const unsigned column = column_at(text_, call_begin);
     const bool tabs = line_uses_tabs(text_, call_begin);
 
@@ -293,6 +296,7 @@ Edit Planner::call_edit(unsigned call_begin, unsigned call_end, const std::strin
     } else {
         call = {"usleep_range", {{min_usec}, {min_usec, plan_.slack_name}}};
     }
+    group.calls[call_begin] = flat_call(call);
     // "msleep(16); /* why */": when the longer call and its comment no longer fit on one line,
     // the comment moves to its own line above the statement instead of pushing the call apart.
     if (const auto split = trailing_comment(tail);
@@ -343,7 +347,8 @@ EditGroup Planner::build(const Pending& p) const {
     switch (p.kind) {
     case Pending::Literal: {
         const Finding& f = p.findings.front();
-        g.edits.push_back(call_edit(f.call_begin, f.call_end, std::to_string(*f.value_ms * 1000)));
+        g.edits.push_back(
+            call_edit(g, f.call_begin, f.call_end, std::to_string(*f.value_ms * 1000)));
         g.how = "literal in usec";
         break;
     }
@@ -351,7 +356,7 @@ EditGroup Planner::build(const Pending& p) const {
         const Finding& f = p.findings.front();
         const std::string arg =
             needs_parens_before_multiply(f.argument) ? "(" + f.argument + ")" : f.argument;
-        g.edits.push_back(call_edit(f.call_begin, f.call_end, arg + " * " + kUsecPerMsec));
+        g.edits.push_back(call_edit(g, f.call_begin, f.call_end, arg + " * " + kUsecPerMsec));
         g.how = "scaled at the call site (" + std::string(to_string(f.resolution)) + ")";
         break;
     }
@@ -362,7 +367,8 @@ EditGroup Planner::build(const Pending& p) const {
                 g.edits.push_back(define_edit(g, def, "(" + body + ")", false));
         }
         for (const Finding& f : p.findings)
-            g.edits.push_back(call_edit(f.call_begin, f.call_end, p.macro + " * " + kUsecPerMsec));
+            g.edits.push_back(
+                call_edit(g, f.call_begin, f.call_end, p.macro + " * " + kUsecPerMsec));
         g.how = "scaled at the call site: " + p.why_scaled;
         break;
     }
@@ -373,7 +379,7 @@ EditGroup Planner::build(const Pending& p) const {
         bool sleeps = false;
         for (const MacroUse& u : p.uses) {
             if (is_rule_function(u.callee)) {
-                g.edits.push_back(call_edit(u.call_begin, u.call_end, p.macro));
+                g.edits.push_back(call_edit(g, u.call_begin, u.call_end, p.macro));
                 sleeps = true;
             } else {
                 const std::string& to = rule_.convertible.at(u.callee);
@@ -406,7 +412,8 @@ FilePlan plan_file(const Rule& rule, const std::string& path, const std::string&
             }
             for (const Finding& f : g.findings)
                 plan.skipped.push_back(SiteOutcome{
-                    f, false, "", "no #define block or #include before it for the slack constant"});
+                    f, false, "", "no #define block or #include before it for the slack constant",
+                    ""});
         }
         plan.groups = std::move(kept);
     }

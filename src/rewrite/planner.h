@@ -16,6 +16,7 @@
 #include "rewrite/macro_uses.h"
 #include "rewrite/slack_constant.h"
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -38,7 +39,8 @@ struct Edit {
 struct EditGroup {
     std::vector<Edit> edits;
     std::vector<DefineRewrite> defines;
-    std::vector<Finding> findings; // the call sites it fixes
+    std::vector<Finding> findings;         // the call sites it fixes
+    std::map<unsigned, std::string> calls; // call_begin of a rewritten call -> it, on one line
     std::string how;
     long long shortest_us = 0; // its shortest sleep in µs, for a percent slack policy
     bool uses_slack = false;   // names the slack constant

@@ -6,6 +6,7 @@
 #include "kbuild/kernel_tree.h"
 #include "rewrite/compile_flags.h"
 #include "rewrite/lexical_scanner.h"
+#include "rewrite/lexical_tokens.h"
 #include "rewrite/semantic_engine.h"
 
 #include <algorithm>
@@ -32,6 +33,7 @@ struct ScanContext {
     int hz = 250;
     KernelVersion kernel;
     bool semantic = true;
+    bool macro_uses = false;
     std::shared_ptr<const CompileFlags> flags; // shared by the worker threads, read-only
 
     explicit ScanContext(const Rule& r) : rule(r) {}
@@ -49,6 +51,7 @@ struct ScanContext {
         else if (auto hz = c.build_dir.empty() ? std::nullopt : read_config_hz(c.build_dir))
             c.hz = *hz;
         c.semantic = options.semantic;
+        c.macro_uses = options.macro_uses;
         if (c.semantic)
             c.flags = std::make_shared<const CompileFlags>(c.tree, c.build_dir);
         return c;
@@ -65,6 +68,7 @@ struct ScanContext {
 
 struct FileOutcome {
     std::vector<Finding> findings;
+    std::vector<Finding> macro_uses;
     std::string error;
     bool semantic_parsed = false;
     bool semantic_failed = false;
@@ -85,6 +89,7 @@ SemanticRequest semantic_request(const ScanContext& c, const std::string& rel_pa
     r.content = &content;
     r.args = c.flags->for_file(rel_path);
     r.functions = c.rule.functions;
+    r.expansions = c.macro_uses;
     r.blocks = lexical.top_level_blocks;
     for (const auto& site : lexical.sites) {
         r.call_offsets.push_back(site.finding.call_begin);
@@ -140,16 +145,79 @@ void merge(LexicalSite& site, const SemanticScan& semantic) {
         f.note = "not a constant expression";
 }
 
+// Where a macro use that starts at `begin` ends: [begin, name_end) is the macro's name,
+// [begin, end) the whole use with a function-like macro's arguments [arg_begin, arg_end).
+struct UseText {
+    unsigned name_end = 0, end = 0, arg_begin = 0, arg_end = 0;
+};
+UseText use_text(const std::string& content, unsigned begin) {
+    const std::string window = content.substr(begin, 4096); // a use's arguments fit in it
+    const std::vector<RawToken> tokens = lex_raw(window);
+    UseText use;
+    if (tokens.empty())
+        return {begin, begin, begin, begin};
+    use.name_end = use.end = use.arg_begin = use.arg_end = begin + tokens[0].end();
+    if (tokens.size() < 2 || !tokens[1].is(clang::tok::l_paren))
+        return use;
+    int depth = 0;
+    for (size_t i = 1; i < tokens.size(); ++i) {
+        depth += tokens[i].is(clang::tok::l_paren) - tokens[i].is(clang::tok::r_paren);
+        if (depth == 0) {
+            use.end = begin + tokens[i].end();
+            use.arg_begin = begin + tokens[1].end();
+            use.arg_end = begin + tokens[i].offset;
+            break;
+        }
+    }
+    return use;
+}
+
+// One finding per expansion, at the use of the macro in this file.
+std::vector<Finding> macro_use_findings(const std::string& rel_path, const std::string& content,
+                                        const std::vector<SemanticExpansion>& expansions) {
+    std::vector<Finding> out;
+    if (expansions.empty())
+        return out;
+    const LineTable lines(content);
+    for (const SemanticExpansion& e : expansions) {
+        const UseText use = use_text(content, e.use_begin);
+        Finding f;
+        f.file = rel_path;
+        f.line = lines.line(e.use_begin);
+        f.column = lines.column(e.use_begin);
+        f.function = e.function;
+        f.callee = e.callee;
+        f.call = content.substr(e.use_begin, use.end - e.use_begin);
+        f.argument = content.substr(use.arg_begin, use.arg_end - use.arg_begin);
+        f.value_ms = e.value;
+        f.resolution = e.value ? Resolution::Expression : Resolution::Unresolved;
+        f.constant = content.substr(e.use_begin, use.name_end - e.use_begin);
+        f.defined_at = e.spelled_at;
+        f.engine = Engine::Semantic;
+        f.call_begin = e.use_begin;
+        f.call_end = use.end;
+        f.arg_begin = use.arg_begin;
+        f.arg_end = use.arg_end;
+        f.note = "expands to " + e.callee + "() at " + e.spelled_at;
+        out.push_back(std::move(f));
+    }
+    return out;
+}
+
 FileOutcome scan_file(const ScanContext& c, const std::string& rel_path,
                       const std::string& content) {
     FileOutcome out;
     LexicalScan lexical = lexical_scan(c.rule, rel_path, content);
-    if (c.semantic && lexical.needs_semantic()) {
+    if (c.semantic && (lexical.needs_semantic() || c.macro_uses)) {
         SemanticScan semantic = semantic_scan(semantic_request(c, rel_path, content, lexical));
         if (semantic.parsed) {
             out.semantic_parsed = true;
-            for (auto& site : lexical.sites)
-                merge(site, semantic);
+            // A parse made only for the macro uses leaves the calls as a scan without them
+            // resolves them: the same file gives the same findings either way.
+            if (lexical.needs_semantic())
+                for (auto& site : lexical.sites)
+                    merge(site, semantic);
+            out.macro_uses = macro_use_findings(rel_path, content, semantic.expansions);
         } else {
             out.semantic_failed = true;
             out.error =
@@ -160,9 +228,15 @@ FileOutcome scan_file(const ScanContext& c, const std::string& rel_path,
                         "semantic parse failed (" + semantic.error + "); " + site.finding.note;
         }
     }
-    for (auto& site : lexical.sites)
+    for (auto& site : lexical.sites) {
+        // Only the semantic engine could have folded it, and it did not.
+        site.finding.unevaluated =
+            site.needs_semantic && !site.finding.value_ms && site.finding.engine == Engine::Lexical;
         out.findings.push_back(std::move(site.finding));
+    }
     for (auto& f : out.findings)
+        judge(f, c);
+    for (auto& f : out.macro_uses)
         judge(f, c);
     return out;
 }
@@ -219,6 +293,8 @@ void add_outcome(ScanResult& result, FileOutcome&& outcome) {
         result.errors.push_back(std::move(outcome.error));
     for (auto& f : outcome.findings)
         result.findings.push_back(std::move(f));
+    for (auto& f : outcome.macro_uses)
+        result.macro_uses.push_back(std::move(f));
 }
 
 } // namespace

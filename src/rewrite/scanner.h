@@ -21,21 +21,28 @@ struct ScanOptions {
     std::vector<std::string> paths; // tree-relative files or directories; empty: whole tree
     std::string build_dir;          // prepared build/headers dir; empty: find_build_dir()
     int jobs = 2;
-    bool semantic = true;           // false: lexical engine only
-    int hz = 0;                     // 0: CONFIG_HZ of the build dir (250 if none)
+    bool semantic = true; // false: lexical engine only
+    int hz = 0;           // 0: CONFIG_HZ of the build dir (250 if none)
     // Called as files complete (done, total); the CLI turns it into a progress line.
     std::function<void(size_t done, size_t total)> progress;
+    // Also find the rule's calls that macros used in a file expand to (ScanResult::macro_uses):
+    // the semantic engine then parses every file and every function body in it.
+    bool macro_uses = false;
 };
 
 struct ScanResult {
     std::vector<Finding> findings; // sorted by file, then offset
+    // With ScanOptions::macro_uses: one per rule call a macro use expands to, located at the use
+    // (call: the use's text, constant: the macro, defined_at: where the call is spelled). Kept
+    // apart from `findings`: the fixer rewrites calls, not the uses of a macro.
+    std::vector<Finding> macro_uses;
     int hz = 250;
     KernelVersion kernel;
-    std::string build_dir;            // what the semantic engine used ("" if none)
-    std::vector<std::string> errors;  // "file: reason" for files that could not be read/parsed
+    std::string build_dir;           // what the semantic engine used ("" if none)
+    std::vector<std::string> errors; // "file: reason" for files that could not be read/parsed
     size_t files_scanned = 0;
-    size_t files_semantic = 0;        // files the semantic engine parsed
-    size_t files_fallback = 0;        // files it could not parse: lexical results kept
+    size_t files_semantic = 0; // files the semantic engine parsed
+    size_t files_fallback = 0; // files it could not parse: lexical results kept
 };
 
 // Scans the tree (or the paths in it). Throws std::runtime_error on unusable input (no such

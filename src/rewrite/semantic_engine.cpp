@@ -1,5 +1,6 @@
 #include "rewrite/semantic_engine.h"
 
+#include <algorithm>
 #include <clang/AST/ASTConsumer.h>
 #include <clang/AST/ASTContext.h>
 #include <clang/ASTMatchers/ASTMatchFinder.h>
@@ -10,12 +11,11 @@
 #include <clang/Frontend/FrontendAction.h>
 #include <clang/Lex/Preprocessor.h>
 #include <clang/Tooling/Tooling.h>
+#include <filesystem>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/VirtualFileSystem.h>
-
-#include <algorithm>
-#include <filesystem>
 #include <map>
+#include <tuple>
 
 namespace ksweep {
 
@@ -25,7 +25,7 @@ using namespace clang::ast_matchers;
 
 // Keeps the first error for the fallback note; everything else is dropped.
 class FirstError : public clang::DiagnosticConsumer {
-public:
+  public:
     void HandleDiagnostic(clang::DiagnosticsEngine::Level level,
                           const clang::Diagnostic& info) override {
         DiagnosticConsumer::HandleDiagnostic(level, info);
@@ -37,15 +37,19 @@ public:
         if (info.hasSourceManager() && info.getLocation().isValid()) {
             auto p = info.getSourceManager().getPresumedLoc(info.getLocation());
             if (p.isValid())
-                message = std::string(p.getFilename()) + ":" + std::to_string(p.getLine()) +
-                          ": " + message;
+                message = std::string(p.getFilename()) + ":" + std::to_string(p.getLine()) + ": " +
+                          message;
         }
     }
     std::string message;
 };
 
+// One use of a macro, then where each call it expands to is spelled (file, offset): a use may
+// expand to several calls.
+using ExpansionKey = std::tuple<unsigned, std::string, unsigned>;
+
 class ScanConsumer : public clang::ASTConsumer {
-public:
+  public:
     ScanConsumer(clang::CompilerInstance& ci, const SemanticRequest& request, SemanticScan& out)
         : ci_(ci), request_(request), out_(out) {}
 
@@ -55,7 +59,7 @@ public:
         clang::SourceLocation loc = d->getLocation();
         if (!sm.isInMainFile(sm.getExpansionLoc(loc)))
             return true; // headers: inline functions hold no call of this file
-        if (loc.isMacroID())
+        if (request_.expansions || loc.isMacroID())
             return false; // a function made by a macro: its body is not where blocks say
         unsigned offset = sm.getFileOffset(loc);
         auto block = std::find_if(request_.blocks.begin(), request_.blocks.end(),
@@ -76,6 +80,7 @@ public:
                 .bind("call")));
         const auto& sm = ctx.getSourceManager();
         std::map<unsigned, SemanticSite> sites;
+        std::map<ExpansionKey, SemanticExpansion> expansions;
         for (clang::Decl* d : ctx.getTranslationUnitDecl()->decls()) {
             if (!sm.isInMainFile(sm.getExpansionLoc(d->getBeginLoc())))
                 continue;
@@ -83,14 +88,23 @@ public:
             if (auto* fd = llvm::dyn_cast<clang::FunctionDecl>(d))
                 function = fd->getNameAsString();
             for (const auto& bound : match(matcher, *d, ctx))
-                if (auto* call = bound.getNodeAs<clang::CallExpr>("call"))
+                if (auto* call = bound.getNodeAs<clang::CallExpr>("call")) {
                     record(*call, function, ctx, sites);
+                    if (request_.expansions)
+                        record_expansion(*call, function, ctx, expansions);
+                }
         }
         for (auto& [offset, site] : sites)
             out_.sites.push_back(std::move(site));
+        // Number the calls of each use in source order of their spelling.
+        std::map<unsigned, unsigned> per_use;
+        for (auto& [key, expansion] : expansions) {
+            expansion.ordinal = per_use[expansion.use_begin]++;
+            out_.expansions.push_back(std::move(expansion));
+        }
     }
 
-private:
+  private:
     std::string where(clang::SourceLocation loc) const {
         auto p = ci_.getSourceManager().getPresumedLoc(loc);
         if (p.isInvalid())
@@ -113,14 +127,43 @@ private:
         site.call_begin = sm.getFileOffset(spelling);
         site.function = function;
         const clang::Expr* arg = call.getArg(0);
-        clang::Expr::EvalResult result;
-        if (!arg->isValueDependent() && arg->EvaluateAsInt(result, ctx))
-            site.value = result.Val.getInt().getExtValue();
+        site.value = fold(arg, ctx);
         name_constant(site, arg, call.getBeginLoc());
 
         auto [it, inserted] = sites.emplace(site.call_begin, site);
         if (!inserted && it->second.value != site.value)
             it->second.conflicting = true; // one #define body, expansions that differ
+    }
+
+    static std::optional<long long> fold(const clang::Expr* arg, clang::ASTContext& ctx) {
+        clang::Expr::EvalResult result;
+        if (!arg->isValueDependent() && arg->EvaluateAsInt(result, ctx))
+            return result.Val.getInt().getExtValue();
+        return std::nullopt;
+    }
+
+    // A call whose callee comes from a macro's body rather than from text written here (or
+    // passed in as a macro argument): the use of the macro in this file is where it sleeps.
+    void record_expansion(const clang::CallExpr& call, const std::string& function,
+                          clang::ASTContext& ctx, std::map<ExpansionKey, SemanticExpansion>& out) {
+        const auto& sm = ctx.getSourceManager();
+        const clang::SourceLocation begin = call.getBeginLoc();
+        if (!begin.isMacroID() || call.getNumArgs() < 1)
+            return;
+        const clang::SourceLocation written = sm.getFileLoc(begin);
+        const clang::SourceLocation spelling = sm.getSpellingLoc(begin);
+        if (written == spelling || !sm.isInMainFile(written))
+            return; // written where it is used (a macro argument), or used in a header
+        SemanticExpansion e;
+        e.use_begin = sm.getFileOffset(written);
+        e.callee = call.getDirectCallee() ? call.getDirectCallee()->getNameAsString() : "";
+        e.value = fold(call.getArg(0), ctx);
+        e.spelled_at = where(spelling);
+        e.function = function;
+        const auto [file, offset] = sm.getDecomposedLoc(spelling);
+        const auto* entry = sm.getFileEntryForID(file);
+        ExpansionKey key{e.use_begin, entry ? entry->getName().str() : "", offset};
+        out.emplace(std::move(key), std::move(e));
     }
 
     // For a one-name argument: is it a macro (which one, where) or an enumerator?
@@ -151,7 +194,7 @@ private:
 };
 
 class ScanAction : public clang::ASTFrontendAction {
-public:
+  public:
     ScanAction(const SemanticRequest& request, SemanticScan& out) : request_(request), out_(out) {}
 
     std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance& ci,
@@ -160,7 +203,7 @@ public:
         return std::make_unique<ScanConsumer>(ci, request_, out_);
     }
 
-private:
+  private:
     const SemanticRequest& request_;
     SemanticScan& out_;
 };
@@ -170,8 +213,8 @@ private:
 SemanticScan semantic_scan(const SemanticRequest& request) {
     SemanticScan out;
     // The file's text comes from memory (scan_buffer passes edited text); its headers from disk.
-    auto overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(
-        llvm::vfs::getRealFileSystem());
+    auto overlay =
+        llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(llvm::vfs::getRealFileSystem());
     auto memory = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
     overlay->pushOverlay(memory);
     memory->addFile(request.abs_path, 0,
@@ -181,8 +224,7 @@ SemanticScan semantic_scan(const SemanticRequest& request) {
     std::vector<std::string> command{"clang", "-fsyntax-only"};
     command.insert(command.end(), request.args.begin(), request.args.end());
     command.push_back(request.abs_path);
-    clang::tooling::ToolInvocation invocation(command,
-                                              std::make_unique<ScanAction>(request, out),
+    clang::tooling::ToolInvocation invocation(command, std::make_unique<ScanAction>(request, out),
                                               files.get());
     FirstError diagnostics;
     invocation.setDiagnosticConsumer(&diagnostics);

@@ -11,10 +11,10 @@
 namespace ksweep {
 
 struct SemanticRequest {
-    std::string abs_path;              // where the file is (or would be) in the tree
-    std::string tree;                  // absolute tree root, to make locations tree-relative
+    std::string abs_path; // where the file is (or would be) in the tree
+    std::string tree;     // absolute tree root, to make locations tree-relative
     const std::string* content = nullptr;
-    std::vector<std::string> args;     // compiler arguments, without the file
+    std::vector<std::string> args;      // compiler arguments, without the file
     std::vector<std::string> functions; // the rule's callees
     // Lexical knowledge that saves work: where calls are, and which top-level bodies hold
     // them (the others are skipped unparsed).
@@ -22,10 +22,13 @@ struct SemanticRequest {
     std::vector<std::pair<unsigned, unsigned>> blocks;
     // call offset -> the argument when it is a single identifier (to name the constant)
     std::vector<std::pair<unsigned, std::string>> single_names;
+    // Also report every rule call a macro used in this file expands to (SemanticScan::
+    // expansions). Every function body of the file is parsed then, not only those with calls.
+    bool expansions = false;
 };
 
 struct SemanticSite {
-    unsigned call_begin = 0;  // byte offset of the callee's spelling in the file
+    unsigned call_begin = 0; // byte offset of the callee's spelling in the file
     std::optional<long long> value;
     enum class Name { None, Macro, Enum } name_kind = Name::None;
     std::string defined_at;   // "file:line" of the macro or enumerator
@@ -33,10 +36,21 @@ struct SemanticSite {
     bool conflicting = false; // spelled in a macro whose expansions fold differently
 };
 
+// A rule call spelled in a macro's body (here or in a header), at one use of the macro here.
+struct SemanticExpansion {
+    unsigned use_begin = 0; // byte offset of the macro's name where the file uses it
+    unsigned ordinal = 0;   // which rule call of that use's expansion, in source order
+    std::string callee;
+    std::optional<long long> value;
+    std::string spelled_at; // "file:line" of the call in the macro body
+    std::string function;   // enclosing function of the use
+};
+
 struct SemanticScan {
     bool parsed = false;
     std::string error; // first error when the parse failed
     std::vector<SemanticSite> sites;
+    std::vector<SemanticExpansion> expansions; // with SemanticRequest::expansions, by use
 };
 
 SemanticScan semantic_scan(const SemanticRequest& request);

@@ -45,9 +45,12 @@ TEST_F(PatchCheckTest, AddedLiteral) {
     EXPECT_EQ(w.input_line, 18u);
     EXPECT_EQ(w.added_line, "\tmsleep(3);");
     EXPECT_EQ(w.finding.resolution, Resolution::Literal);
-    EXPECT_EQ(w.suggestion, "usleep_range(3000, 3750)");
+    // What ksweep fix writes for it: the file's named slack constant, 25 % of 3 ms.
+    EXPECT_EQ(w.advice.replacement, "usleep_range(3000, 3000 + FOO_DELAY_RANGE)");
+    EXPECT_EQ(w.advice.slack_define, "#define FOO_DELAY_RANGE 750");
     EXPECT_EQ(w.message, "msleep(3) < 20ms can sleep for up to 12ms at HZ=250; use "
-                         "usleep_range(3000, 3750); see Documentation/timers/timers-howto.rst");
+                         "usleep_range(3000, 3000 + FOO_DELAY_RANGE) with #define "
+                         "FOO_DELAY_RANGE 750; see Documentation/timers/timers-howto.rst");
 }
 
 TEST_F(PatchCheckTest, MacroThePatchDefines) {
@@ -69,8 +72,9 @@ TEST_F(PatchCheckTest, MacroThePatchAddsToAHeader) {
     ASSERT_EQ(r.warnings.size(), 1u);
     EXPECT_EQ(r.warnings[0].finding.value_ms, 7);
     EXPECT_EQ(r.warnings[0].finding.defined_at, "drivers/foo/foo.h:7");
-    EXPECT_EQ(r.warnings[0].suggestion,
-              "usleep_range(FOO_RETRY_MS * 1000, FOO_RETRY_MS * 1000 + 1750)");
+    EXPECT_EQ(r.warnings[0].advice.replacement,
+              "usleep_range(FOO_RETRY_MS * USEC_PER_MSEC, FOO_RETRY_MS * USEC_PER_MSEC + "
+              "FOO_DELAY_RANGE)");
 }
 
 TEST_F(PatchCheckTest, MacroFromAHeaderThePatchDoesNotTouch) {
@@ -95,7 +99,9 @@ TEST_F(PatchCheckTest, Expression) {
     InputReport r = check("add_expression.patch");
     ASSERT_EQ(r.warnings.size(), 1u);
     EXPECT_EQ(r.warnings[0].finding.value_ms, 6);
-    EXPECT_EQ(r.warnings[0].suggestion, "usleep_range(6000, 7500)");
+    EXPECT_EQ(r.warnings[0].advice.replacement,
+              "usleep_range(FOO_SETTLE_MS * 3 * USEC_PER_MSEC, FOO_SETTLE_MS * 3 * USEC_PER_MSEC "
+              "+ FOO_DELAY_RANGE)");
 }
 
 TEST_F(PatchCheckTest, LongSleepIsClean) {
@@ -146,6 +152,24 @@ TEST_F(PatchCheckTest, PatchThatDoesNotApplyIsAnError) {
     }
 }
 
+TEST_F(PatchCheckTest, AMailWithoutADiffIsAnErrorUnlessItIsACoverLetter) {
+    PatchChecker checker(rule_, CheckOptions{kTree, "", true, 250});
+    Overlay overlay;
+    CheckInput mail{"m", "m", "Subject: [PATCH] foo: thoughts\n\nno diff here\n",
+                    tree_reader(kTree)};
+    EXPECT_THROW(checker.check(mail, overlay), CheckError);
+    CheckInput cover{"m", "m", "Subject: [PATCH 0/2] foo: a series\n\nthe plan\n",
+                     tree_reader(kTree)};
+    InputReport r = checker.check(cover, overlay);
+    EXPECT_EQ(r.patches, 0u);
+    ASSERT_EQ(r.notes.size(), 1u);
+    EXPECT_EQ(r.notes[0], "m: cover letter ([PATCH 0/2]), no diff: skipped");
+    // git format-patch names it so even when its subject was edited.
+    CheckInput named{"out/0000-cover-letter.patch", "x", "Subject: foo: a series\n\n",
+                     tree_reader(kTree)};
+    EXPECT_EQ(checker.check(named, overlay).notes.size(), 1u);
+}
+
 TEST_F(PatchCheckTest, CreatingAFileThatExistsIsAnError) {
     PatchChecker checker(rule_, CheckOptions{kTree, "", true, 250});
     Overlay overlay;
@@ -170,21 +194,6 @@ TEST_F(PatchCheckTest, TreeIsNeverWritten) {
         if (e.is_regular_file())
             after[e.path().string()] = read_file(e.path().string());
     EXPECT_EQ(before, after);
-}
-
-TEST(SuggestReplacement, FollowsTheRulesPerPathSlack) {
-    Rule rule = load_rule(default_rule_path());
-    Finding f;
-    f.file = "drivers/char/tpm/tpm_tis_core.c"; // fixed 300 µs: upstream's choice for TPM
-    f.value_ms = 5;
-    f.resolution = Resolution::Enum;
-    f.constant = "TPM_TIMEOUT";
-    EXPECT_EQ(suggest_replacement(rule, f),
-              "usleep_range(TPM_TIMEOUT * 1000, TPM_TIMEOUT * 1000 + 300)");
-    f.file = "drivers/foo/foo.c";
-    f.resolution = Resolution::Literal;
-    f.constant.clear();
-    EXPECT_EQ(suggest_replacement(rule, f), "usleep_range(5000, 6250)");
 }
 
 } // namespace

@@ -1,6 +1,7 @@
-// The three output formats on a fixed report: checkpatch.pl's shapes (from its report() and
+// The three output formats on fixed reports: checkpatch.pl's shapes (from its report() and
 // process(); tests/integration/check_checkpatch_test.cpp compares with the real script), and
-// JSON / SARIF that parse and carry the fields consumers read.
+// JSON / SARIF that parse and carry the fields consumers read, for a small sleep (WARNING) and
+// a call whose constant could not be evaluated (CHECK:MSLEEP_UNRESOLVED).
 #include "check/report_format.h"
 
 #include <gtest/gtest.h>
@@ -19,8 +20,22 @@ long long num(const llvm::json::Object* o, llvm::StringRef key) {
     return v ? *v : -1;
 }
 
-InputReport sample_report() {
+Rule msleep_rule() {
+    Rule rule;
+    rule.name = "msleep_small";
+    rule.summary = "msleep() below 20 ms";
+    rule.functions = {"msleep"};
+    return rule;
+}
+
+const char* kMessage = "msleep(3) < 20ms can sleep for up to 12ms at HZ=250; use usleep_range("
+                       "3000, 3000 + FOO_DELAY_RANGE); see Documentation/timers/timers-howto.rst";
+const char* kUnresolved = "msleep(FOO_BOARD_DELAY): FOO_BOARD_DELAY could not be evaluated: the "
+                          "semantic engine is off (--lexical-only)";
+
+Warning sample_warning() {
     Warning w;
+    w.type = "MSLEEP";
     w.finding.file = "drivers/foo/foo.c";
     w.finding.line = 13;
     w.finding.column = 2;
@@ -31,17 +46,32 @@ InputReport sample_report() {
     w.finding.resolution = Resolution::Literal;
     w.input_line = 18;
     w.added_line = "\tmsleep(3);";
-    w.suggestion = "usleep_range(3000, 3750)";
-    w.message = "msleep(3) < 20ms can sleep for up to 12ms at HZ=250; use usleep_range(3000, "
-                "3750); see Documentation/timers/timers-howto.rst";
-    return InputReport{"p.patch", "p.patch", {w}, 7, 1};
+    w.advice.replacement = "usleep_range(3000, 3000 + FOO_DELAY_RANGE)";
+    w.advice.how = "literal in usec";
+    w.message = kMessage;
+    return w;
 }
 
-const char* kMessage = "msleep(3) < 20ms can sleep for up to 12ms at HZ=250; use usleep_range("
-                       "3000, 3750); see Documentation/timers/timers-howto.rst";
+Warning sample_check() {
+    Warning w;
+    w.level = "CHECK";
+    w.type = "MSLEEP_UNRESOLVED";
+    w.finding.file = "drivers/foo/foo.c";
+    w.finding.line = 20;
+    w.finding.column = 2;
+    w.finding.call = "msleep(FOO_BOARD_DELAY)";
+    w.input_line = 25;
+    w.added_line = "\tmsleep(FOO_BOARD_DELAY);";
+    w.message = kUnresolved;
+    return w;
+}
+
+InputReport sample_report() {
+    return InputReport{"p.patch", "p.patch", {sample_warning()}, 7, 1, {}, {}};
+}
 
 TEST(TextFormat, CheckpatchDefault) {
-    EXPECT_EQ(format_text({sample_report()}, {}),
+    EXPECT_EQ(format_text({sample_report()}, msleep_rule(), {}),
               std::string("WARNING: ") + kMessage +
                   "\n#18: FILE: drivers/foo/foo.c:13:\n+\tmsleep(3);\n\n"
                   "total: 0 errors, 1 warnings, 7 lines checked\n\n"
@@ -51,13 +81,13 @@ TEST(TextFormat, CheckpatchDefault) {
 TEST(TextFormat, TerseShowfileShowTypes) {
     TextStyle terse;
     terse.terse = true;
-    EXPECT_EQ(format_text({sample_report()}, terse),
+    EXPECT_EQ(format_text({sample_report()}, msleep_rule(), terse),
               std::string("p.patch:18: WARNING: ") + kMessage +
                   "\ntotal: 0 errors, 1 warnings, 7 lines checked\n");
     TextStyle showfile;
     showfile.showfile = true;
     showfile.show_types = true;
-    EXPECT_EQ(format_text({sample_report()}, showfile),
+    EXPECT_EQ(format_text({sample_report()}, msleep_rule(), showfile),
               std::string("drivers/foo/foo.c:13: WARNING:MSLEEP: ") + kMessage +
                   "\n+\tmsleep(3);\n\ntotal: 0 errors, 1 warnings, 7 lines checked\n\n"
                   "p.patch has small msleep() calls, please review.\n");
@@ -66,45 +96,90 @@ TEST(TextFormat, TerseShowfileShowTypes) {
 TEST(TextFormat, B4PerPatchCheck) {
     // b4 runs: checkpatch.pl --terse --no-summary --mailback --showfile
     TextStyle b4{true, true, false, false, true};
-    EXPECT_EQ(format_text({sample_report()}, b4),
+    EXPECT_EQ(format_text({sample_report()}, msleep_rule(), b4),
               std::string("drivers/foo/foo.c:13: WARNING: ") + kMessage + "\n");
-    InputReport clean{"q.patch", "q.patch", {}, 5, 1};
-    EXPECT_EQ(format_text({clean}, b4), "");
+    InputReport clean{"q.patch", "q.patch", {}, 5, 1, {}, {}};
+    EXPECT_EQ(format_text({clean}, msleep_rule(), b4), "");
 }
 
 TEST(TextFormat, SeveralInputsAreHeadedLikeCheckpatch) {
-    InputReport clean{"q.patch", "q.patch", {}, 5, 1};
-    std::string out = format_text({sample_report(), clean}, {});
+    InputReport clean{"q.patch", "q.patch", {}, 5, 1, {}, {}};
+    std::string out = format_text({sample_report(), clean}, msleep_rule(), {});
     EXPECT_EQ(out.rfind("-------\np.patch\n-------\nWARNING: ", 0), 0u) << out;
     EXPECT_NE(out.find("-------\nq.patch\n-------\ntotal: 0 errors, 0 warnings, 5 lines checked\n\n"
-                       "q.patch has no small msleep() calls on added lines.\n"),
+                       "q.patch has no small msleep() calls.\n"),
               std::string::npos)
         << out;
 }
 
-TEST(JsonFormat, CarriesTheFinding) {
-    Rule rule;
-    rule.name = "msleep_small";
-    auto parsed = llvm::json::parse(format_json({sample_report()}, rule, {"0.1.0", "/t", 250, {}}));
+// A cover letter is a note on stderr, not a block of its own.
+TEST(TextFormat, ACoverLetterAloneIsNotShown) {
+    InputReport cover{"0000-cover-letter.patch", "0000-cover-letter.patch", {}, 0, 0, {}, {"x"}};
+    std::string out = format_text({cover, sample_report()}, msleep_rule(), {});
+    EXPECT_EQ(out.find("0000-cover-letter"), std::string::npos) << out;
+    EXPECT_EQ(out.rfind("WARNING: ", 0), 0u) << out; // one input left: no header lines
+}
+
+// An unresolved call is a CHECK, as checkpatch.pl --strict prints its checks, counted apart
+// from warnings; the verdict line never says clean.
+TEST(TextFormat, AnUnresolvedCallIsACheckCountedApart) {
+    InputReport r{"p.patch", "p.patch", {}, 9, 1, {sample_check()}, {}};
+    TextStyle types;
+    types.show_types = true;
+    EXPECT_EQ(format_text({r}, msleep_rule(), types),
+              std::string("CHECK:MSLEEP_UNRESOLVED: ") + kUnresolved +
+                  "\n#25: FILE: drivers/foo/foo.c:20:\n+\tmsleep(FOO_BOARD_DELAY);\n\n"
+                  "total: 0 errors, 0 warnings, 1 checks, 9 lines checked\n\n"
+                  "p.patch has msleep() calls ksweep could not evaluate, please review.\n");
+    // Warnings and checks in the order of the input.
+    r.warnings.push_back(sample_warning());
+    TextStyle terse;
+    terse.terse = true;
+    EXPECT_EQ(format_text({r}, msleep_rule(), terse),
+              std::string("p.patch:18: WARNING: ") + kMessage + "\np.patch:25: CHECK: " +
+                  kUnresolved + "\ntotal: 0 errors, 1 warnings, 1 checks, 9 lines checked\n");
+}
+
+// A call the patch does not touch, made small by what it redefines: shown as context.
+TEST(TextFormat, AnUnchangedCallIsShownAsContext) {
+    InputReport r = sample_report();
+    r.warnings[0].line_added = false;
+    std::string out = format_text({r}, msleep_rule(), {});
+    EXPECT_NE(out.find("#18: FILE: drivers/foo/foo.c:13:\n \tmsleep(3);\n"), std::string::npos)
+        << out;
+}
+
+TEST(JsonFormat, CarriesWarningsChecksNotesAndTheFix) {
+    InputReport r = sample_report();
+    r.unresolved.push_back(sample_check());
+    r.notes.push_back("0000-cover-letter.patch: cover letter ([PATCH 0/2]), no diff: skipped");
+    auto parsed = llvm::json::parse(format_json({r}, msleep_rule(), {"0.1.0", "/t", 250, {}}));
     ASSERT_TRUE(bool(parsed)) << llvm::toString(parsed.takeError());
     const auto* root = parsed->getAsObject();
     EXPECT_EQ(num(root, "hz"), 250);
-    const auto* w = root->getArray("inputs")->front().getAsObject()->getArray("warnings");
+    EXPECT_EQ(str(root, "type"), "MSLEEP");
+    EXPECT_EQ(str(root, "unresolved_type"), "MSLEEP_UNRESOLVED");
+    const auto* input = root->getArray("inputs")->front().getAsObject();
+    const auto* w = input->getArray("warnings");
     ASSERT_EQ(w->size(), 1u);
     const auto* first = w->front().getAsObject();
+    EXPECT_EQ(str(first, "level"), "WARNING");
     EXPECT_EQ(str(first, "file"), "drivers/foo/foo.c");
     EXPECT_EQ(num(first, "patch_line"), 18);
     EXPECT_EQ(num(first, "value_ms"), 3);
-    EXPECT_EQ(str(first, "suggestion"), "usleep_range(3000, 3750)");
+    EXPECT_EQ(str(first, "suggestion"), "usleep_range(3000, 3000 + FOO_DELAY_RANGE)");
+    EXPECT_EQ(str(first->getObject("fix"), "how"), "literal in usec");
+    const auto* checks = input->getArray("checks");
+    ASSERT_EQ(checks->size(), 1u);
+    EXPECT_EQ(str(checks->front().getAsObject(), "type"), "MSLEEP_UNRESOLVED");
+    EXPECT_EQ(input->getArray("notes")->size(), 1u);
     EXPECT_EQ(num(root->getObject("total"), "warnings"), 1);
+    EXPECT_EQ(num(root->getObject("total"), "checks"), 1);
 }
 
 TEST(SarifFormat, IsSarif210WithRuleResultLocationAndFix) {
-    Rule rule;
-    rule.name = "msleep_small";
-    rule.summary = "msleep() below 20 ms";
     auto parsed =
-        llvm::json::parse(format_sarif({sample_report()}, rule, {"0.1.0", "/t", 250, {}}));
+        llvm::json::parse(format_sarif({sample_report()}, msleep_rule(), {"0.1.0", "/t", 250, {}}));
     ASSERT_TRUE(bool(parsed)) << llvm::toString(parsed.takeError());
     const auto* root = parsed->getAsObject();
     EXPECT_EQ(str(root, "version"), "2.1.0");
@@ -132,7 +207,28 @@ TEST(SarifFormat, IsSarif210WithRuleResultLocationAndFix) {
                                   ->front()
                                   .getAsObject();
     EXPECT_EQ(num(replacement->getObject("deletedRegion"), "endColumn"), 11);
-    EXPECT_EQ(str(replacement->getObject("insertedContent"), "text"), "usleep_range(3000, 3750)");
+    EXPECT_EQ(str(replacement->getObject("insertedContent"), "text"),
+              "usleep_range(3000, 3000 + FOO_DELAY_RANGE)");
+}
+
+// A fix that also needs a new #define is not a one-replacement SARIF fix; an unresolved call
+// is an "open" result of the second rule.
+TEST(SarifFormat, PartialFixesAreLeftOutAndUnresolvedCallsAreOpen) {
+    InputReport r = sample_report();
+    r.warnings[0].advice.slack_define = "#define FOO_DELAY_RANGE 750";
+    r.unresolved.push_back(sample_check());
+    auto parsed = llvm::json::parse(format_sarif({r}, msleep_rule(), {"0.1.0", "/t", 250, {}}));
+    ASSERT_TRUE(bool(parsed)) << llvm::toString(parsed.takeError());
+    const auto* run = parsed->getAsObject()->getArray("runs")->front().getAsObject();
+    EXPECT_EQ(run->getObject("tool")->getObject("driver")->getArray("rules")->size(), 2u);
+    const auto* results = run->getArray("results");
+    ASSERT_EQ(results->size(), 2u);
+    EXPECT_EQ((*results)[0].getAsObject()->getArray("fixes"), nullptr);
+    const auto* open = (*results)[1].getAsObject();
+    EXPECT_EQ(str(open, "ruleId"), "msleep_small/unresolved");
+    EXPECT_EQ(num(open, "ruleIndex"), 1);
+    EXPECT_EQ(str(open, "kind"), "open");
+    EXPECT_EQ(str(open, "level"), "none");
 }
 
 } // namespace

@@ -126,9 +126,25 @@ TEST(UnifiedDiff, GarbageInsideAHunkIsAnError) {
     EXPECT_THROW(read_patches("--- a/x.c\n+++ b/x.c\n@@ -1,x +1,2 @@\n a\n"), DiffError);
 }
 
-TEST(UnifiedDiff, InputWithoutADiffIsAnError) {
-    EXPECT_THROW(read_patches("Subject: just a mail\n\nno diff here\n"), DiffError);
-    EXPECT_THROW(read_patches(""), DiffError);
+// A mail without a diff is a part with no files: the checker decides whether it is a cover
+// letter (skipped) or bad input.
+TEST(UnifiedDiff, AMailWithoutADiffHasNoFiles) {
+    auto patches = read_patches("Subject: [PATCH v2 00/12] foo: cleanups\n\nno diff here\n");
+    ASSERT_EQ(patches.size(), 1u);
+    EXPECT_TRUE(patches[0].files.empty());
+    EXPECT_TRUE(is_cover_letter_subject(patches[0].subject));
+    EXPECT_TRUE(is_cover_letter_subject("[RFC PATCH 0/3] x"));
+    EXPECT_FALSE(is_cover_letter_subject("[PATCH 1/3] x"));
+    EXPECT_FALSE(is_cover_letter_subject("[PATCH] fix 0/3 cases"));
+}
+
+TEST(UnifiedDiff, CopiesKeepTheirSource) {
+    auto patches = read_patches("diff --git a/x.c b/y.c\nsimilarity index 90%\ncopy from x.c\n"
+                                "copy to y.c\n--- a/x.c\n+++ b/y.c\n@@ -1 +1 @@\n-a\n+b\n");
+    ASSERT_EQ(patches[0].files.size(), 1u);
+    EXPECT_TRUE(patches[0].files[0].copy);
+    EXPECT_EQ(patches[0].files[0].old_path, "x.c");
+    EXPECT_EQ(patches[0].files[0].new_path, "y.c");
 }
 
 TEST(UnifiedDiff, EmptyContextLineWithoutItsSpace) {

@@ -2,13 +2,14 @@
 // drivers/char/tpm/tpm_i2c_nuvoton.c that adds msleep(3) (checkpatch's MSLEEP sees it) and
 // msleep(TPM_TIMEOUT) (an enum in tpm.h: only ksweep sees it). Where both warn, the location
 // form, the prefix shape and the summary must be checkpatch's, in each output mode.
+#include "check_tree_6_1.h"
+#include "require_env.h"
 #include "test_repo.h"
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
-#include "require_env.h"
 #include <regex>
 
 namespace fs = std::filesystem;
@@ -19,21 +20,10 @@ namespace {
 
 constexpr const char* kDriver = "drivers/char/tpm/tpm_i2c_nuvoton.c";
 
-std::string tree_6_1() {
-    if (const char* t = std::getenv("KSWEEP_TREE_6_1"))
-        return t;
-    std::ifstream env(std::string(std::getenv("HOME") ? std::getenv("HOME") : "") +
-                      "/.cache/ksweep/env");
-    for (std::string line; std::getline(env, line);)
-        if (line.rfind("KSWEEP_TREE_6_1=", 0) == 0)
-            return line.substr(16);
-    return "";
-}
-
 class CheckpatchCompare : public ::testing::Test {
   protected:
     void SetUp() override {
-        tree_ = tree_6_1();
+        tree_ = ksweep::test::tree_6_1();
         if (tree_.empty() || !fs::exists(tree_ + "/scripts/checkpatch.pl"))
             KSWEEP_SKIP_OR_FAIL("no 6.1 tree: run scripts/setup.sh");
         // The patch: two calls after the declarations of i2c_nuvoton_write_status().
@@ -114,7 +104,8 @@ TEST_F(CheckpatchCompare, DefaultForm) {
     EXPECT_NE(
         ours.output.find("WARNING: msleep(TPM_TIMEOUT) < 20ms can sleep for up to 16ms at "
                          "HZ=250: TPM_TIMEOUT is 5 (enumerator at drivers/char/tpm/tpm.h:40); "
-                         "use usleep_range(TPM_TIMEOUT * 1000, TPM_TIMEOUT * 1000 + 300)"),
+                         "use usleep_range(TPM_TIMEOUT * USEC_PER_MSEC, TPM_TIMEOUT * "
+                         "USEC_PER_MSEC + TPM_DELAY_RANGE) with #define TPM_DELAY_RANGE 300"),
         std::string::npos)
         << ours.output;
 }

@@ -20,6 +20,17 @@ ksweep::test::CommandResult check(const std::string& args) {
                /*merge_stderr=*/false);
 }
 
+// A git repository of the fixture tree with series.mbox applied on top: HEAD~2 is the tree.
+std::string repo_with_the_series(const ksweep::test::TempDir& dir) {
+    std::string repo = dir.path() + "/repo";
+    fs::copy(kTree, repo, fs::copy_options::recursive);
+    ksweep::test::init_repo(repo);
+    auto am = run("cd " + quote(repo) + " && git add -A && git commit -qm base && git am -q " +
+                  quote(kPatches + "/series.mbox"));
+    EXPECT_EQ(am.status, 0) << am.output;
+    return repo;
+}
+
 TEST(CheckCli, ExitStatusIsTheVerdict) {
     EXPECT_EQ(check(quote(kPatches + "/add_literal.patch")).status, 1);
     EXPECT_EQ(check(quote(kPatches + "/add_enum.patch")).status, 1);
@@ -70,13 +81,7 @@ TEST(CheckCli, SeriesGivenAsFilesAppliesInOrder) {
 
 TEST(CheckCli, GitRangeChecksEachCommitAgainstItsParent) {
     ksweep::test::TempDir dir;
-    std::string repo = dir.path() + "/repo";
-    fs::copy(kTree, repo, fs::copy_options::recursive);
-    ksweep::test::init_repo(repo);
-    ASSERT_EQ(run("cd " + quote(repo) + " && git add -A && git commit -qm base && git am -q " +
-                  quote(kPatches + "/series.mbox"))
-                  .status,
-              0);
+    const std::string repo = repo_with_the_series(dir);
     auto r = run(
         std::string(KSWEEP_BINARY) + " check --tree " + quote(repo) + " --git HEAD~2..HEAD", false);
     EXPECT_EQ(r.status, 1) << r.output;
@@ -90,6 +95,56 @@ TEST(CheckCli, GitRangeChecksEachCommitAgainstItsParent) {
     auto one =
         run(std::string(KSWEEP_BINARY) + " check --tree " + quote(repo) + " --git HEAD~1", false);
     EXPECT_EQ(one.status, 0) << one.output; // patch 1 alone adds no call
+}
+
+// A directory written by `ksweep series`: the cover letter is skipped with a note on stderr,
+// every patch after it is checked, each on top of the ones before.
+TEST(CheckCli, SeriesDirectoryWithItsCoverLetter) {
+    const std::string series = std::string(KSWEEP_FIXTURES) + "/check/series";
+    auto r = run(std::string(KSWEEP_BINARY) + " check --tree " + quote(kTree) + " --format json " +
+                     quote(series),
+                 false);
+    EXPECT_EQ(r.status, 1) << r.output;
+    auto parsed = llvm::json::parse(r.output);
+    ASSERT_TRUE(bool(parsed)) << llvm::toString(parsed.takeError()) << r.output;
+    const auto* inputs = parsed->getAsObject()->getArray("inputs");
+    ASSERT_NE(inputs, nullptr);
+    ASSERT_EQ(inputs->size(), 3u);
+    EXPECT_EQ((*inputs)[0].getAsObject()->getInteger("patches").getValueOr(-1), 0);
+    EXPECT_EQ((*inputs)[1].getAsObject()->getInteger("patches").getValueOr(-1), 1);
+    EXPECT_EQ((*inputs)[2].getAsObject()->getInteger("patches").getValueOr(-1), 1);
+    EXPECT_EQ((*inputs)[2].getAsObject()->getArray("warnings")->size(), 1u);
+
+    auto text = run(std::string(KSWEEP_BINARY) + " check --tree " + quote(kTree) + " " +
+                        quote(series) + " 2>&1 >/dev/null",
+                    false);
+    EXPECT_NE(text.output.find("0000-cover-letter.patch: cover letter ([PATCH 0/2]), no diff: "
+                               "skipped"),
+              std::string::npos)
+        << text.output;
+}
+
+// The same series as one mailbox on stdin, cover letter first.
+TEST(CheckCli, MailboxOfASeriesWithItsCoverLetter) {
+    auto r = check("--format json - < " + quote(kPatches + "/series_with_cover.mbox"));
+    EXPECT_EQ(r.status, 1) << r.output;
+    auto parsed = llvm::json::parse(r.output);
+    ASSERT_TRUE(bool(parsed)) << llvm::toString(parsed.takeError()) << r.output;
+    const auto* inputs = parsed->getAsObject()->getArray("inputs");
+    ASSERT_EQ(inputs->size(), 1u);
+    EXPECT_EQ((*inputs)[0].getAsObject()->getInteger("patches").getValueOr(-1), 2);
+    EXPECT_EQ((*inputs)[0].getAsObject()->getArray("warnings")->size(), 1u);
+}
+
+// git format-patch --cover-letter --stdout: a mailbox git itself wrote.
+TEST(CheckCli, FormatPatchStdoutWithACoverLetter) {
+    ksweep::test::TempDir dir;
+    const std::string repo = repo_with_the_series(dir);
+    auto r = run("cd " + quote(repo) + " && git format-patch --cover-letter --stdout HEAD~2 | " +
+                     std::string(KSWEEP_BINARY) + " check --tree " + quote(kTree) + " --terse -",
+                 false);
+    EXPECT_EQ(r.status, 1) << r.output;
+    EXPECT_NE(r.output.find("FOO_RETRY_MS is 7"), std::string::npos) << r.output;
 }
 
 TEST(CheckCli, JsonAndSarifParse) {

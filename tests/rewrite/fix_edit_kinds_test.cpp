@@ -62,6 +62,8 @@ TEST(FixEditKinds, LiteralsBecomeMicrosecondsWithANamedSlack) {
     EXPECT_TRUE(r.fix.slack_defined_here);
     ASSERT_EQ(r.fix.sites.size(), 2u);
     EXPECT_EQ(r.fix.sites[0].how, "literal in usec");
+    // What check quotes: the call as written, on one line.
+    EXPECT_EQ(r.fix.sites[0].replacement, "usleep_range(5000, 5000 + FOO_DELAY_RANGE)");
     const SiteOutcome* zero = skipped_call(r.skipped, "msleep(0)");
     ASSERT_NE(zero, nullptr);
     EXPECT_NE(zero->reason.find("left alone"), std::string::npos);

@@ -110,6 +110,12 @@ TEST(ScanFixtures, HeaderNamesStayUnresolvedWithoutTheSemanticEngine) {
     EXPECT_FALSE(at_line(r, 14).value_ms);
     EXPECT_EQ(at_line(r, 14).engine, Engine::Lexical);
     EXPECT_EQ(r.files_semantic, 0u);
+    // Only the engine that did not run could fold them; variables no engine could.
+    EXPECT_TRUE(at_line(r, 14).unevaluated);
+    EXPECT_FALSE(at_line(r, 17).unevaluated); // msleep(delay)
+    EXPECT_FALSE(at_line(r, 18).unevaluated); // msleep(dev->delay)
+    auto parsed = scan_fixture("drivers/fixture/headers.c");
+    EXPECT_FALSE(at_line(parsed, 14).unevaluated);
 }
 
 TEST(ScanFixtures, CallsInsideDefineBodies) {
@@ -121,7 +127,30 @@ TEST(ScanFixtures, CallsInsideDefineBodies) {
     EXPECT_EQ(shortw.function, ""); // a #define is at file scope
     const Finding& param = at_line(r, 7);
     EXPECT_TRUE(param.in_macro_body);
-    EXPECT_FALSE(param.value_ms); // msleep(ms): the macro's parameter
+    EXPECT_FALSE(param.value_ms);      // msleep(ms): the macro's parameter
+    EXPECT_TRUE(r.macro_uses.empty()); // not asked for
+}
+
+TEST(ScanFixtures, MacroUsesAreFoundAtTheUseWhenAsked) {
+    ScanOptions options;
+    options.tree = testing::scan_fixture_tree();
+    options.paths = {"drivers/fixture/macro_body.c"};
+    options.jobs = 1;
+    options.macro_uses = true;
+    auto r = scan_tree(testing::msleep_rule(), options);
+    ASSERT_EQ(r.macro_uses.size(), 2u);
+    EXPECT_EQ(r.macro_uses[0].line, 11u);
+    EXPECT_EQ(r.macro_uses[0].call, "body_wait_short()");
+    EXPECT_EQ(r.macro_uses[0].constant, "body_wait_short");
+    EXPECT_EQ(r.macro_uses[0].value_ms, 3);
+    EXPECT_EQ(r.macro_uses[0].defined_at, "drivers/fixture/macro_body.c:6");
+    EXPECT_EQ(r.macro_uses[0].function, "macro_body_users");
+    EXPECT_EQ(r.macro_uses[1].call, "body_wait(7)");
+    EXPECT_EQ(r.macro_uses[1].argument, "7");
+    EXPECT_EQ(r.macro_uses[1].value_ms, 7);
+    EXPECT_TRUE(r.macro_uses[1].actionable);
+    // The calls themselves read as a scan without macro uses reads them.
+    EXPECT_FALSE(at_line(r, 7).value_ms);
 }
 
 TEST(ScanFixtures, InactiveBranchesAreReportedAndMarked) {
@@ -132,8 +161,8 @@ TEST(ScanFixtures, InactiveBranchesAreReportedAndMarked) {
     EXPECT_FALSE(at_line(r, 14).inactive); // its #else
     EXPECT_FALSE(at_line(r, 17).inactive); // #if 1
     EXPECT_EQ(at_line(r, 17).value_ms, 5);
-    EXPECT_TRUE(at_line(r, 19).inactive);  // #if 1 ... #else
-    EXPECT_EQ(at_line(r, 9).value_ms, 1);  // still resolved, for the record
+    EXPECT_TRUE(at_line(r, 19).inactive); // #if 1 ... #else
+    EXPECT_EQ(at_line(r, 9).value_ms, 1); // still resolved, for the record
 }
 
 TEST(ScanFixtures, LexicalOnlyMarksOnlyWhatTheTextDecides) {
@@ -227,8 +256,9 @@ TEST(ScanBuffer, ScansEditedTextAsIfInTheTree) {
     EXPECT_EQ(r.findings[0].resolution, Resolution::Enum);
     EXPECT_EQ(r.findings[0].function, "f");
     EXPECT_EQ(r.findings[1].line, 6u);
-    EXPECT_EQ(text.substr(r.findings[1].call_begin, r.findings[1].call_end - r.findings[1].call_begin),
-              "msleep(3)");
+    EXPECT_EQ(
+        text.substr(r.findings[1].call_begin, r.findings[1].call_end - r.findings[1].call_begin),
+        "msleep(3)");
 }
 
 TEST(ScanBuffer, AnotherRuleFunctionIsData) {

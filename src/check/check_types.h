@@ -1,0 +1,22 @@
+// The words `check` gives a rule's findings, in one place: the checkpatch.pl type of a
+// warning, the type of a call whose constant could not be evaluated, the calls the rule is
+// about, and the document checkpatch cites. A rule with its own type takes it from here.
+#pragma once
+
+#include "core/rule.h"
+
+#include <string>
+
+namespace ksweep::check {
+
+// checkpatch.pl's own type for the same check: "MSLEEP" for msleep_small (the rule's first
+// function, upper case).
+std::string warning_type(const Rule& rule);
+// "MSLEEP_UNRESOLVED": the level is CHECK, as checkpatch prints what may not be a problem.
+std::string unresolved_type(const Rule& rule);
+// "msleep()" (joined with "/" when the rule has several functions).
+std::string rule_calls(const Rule& rule);
+// What checkpatch.pl 6.1 cites for its MSLEEP warning.
+inline constexpr const char* kSleepDocument = "Documentation/timers/timers-howto.rst";
+
+} // namespace ksweep::check

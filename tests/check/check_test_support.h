@@ -1,0 +1,30 @@
+// The gate on the fixture tree (tests/fixtures/check/tree): one patch of
+// tests/fixtures/check/patches checked the way `ksweep check PATCH` checks it.
+#pragma once
+
+#include "check/patch_check.h"
+#include "core/file_io.h"
+
+#include <gtest/gtest.h>
+#include <string>
+
+namespace ksweep::check::testing {
+
+inline const std::string kTree = std::string(KSWEEP_FIXTURES) + "/check/tree";
+inline const std::string kPatches = std::string(KSWEEP_FIXTURES) + "/check/patches";
+
+inline std::string fixture_text(const std::string& path) {
+    auto text = ksweep::read_file(path);
+    if (!text)
+        throw std::runtime_error("cannot read fixture " + path);
+    return *text;
+}
+
+inline InputReport check_fixture(const Rule& rule, const std::string& name, bool semantic = true) {
+    PatchChecker checker(rule, CheckOptions{kTree, "", semantic, 250});
+    Overlay overlay;
+    CheckInput input{name, name, fixture_text(kPatches + "/" + name), tree_reader(kTree)};
+    return checker.check(input, overlay);
+}
+
+} // namespace ksweep::check::testing

@@ -1,0 +1,153 @@
+// `ksweep check` on Debian's 6.1 tree with its matching headers, as a new user runs it: the
+// cases issue 13 found passing, a build dir that cannot parse the tree, and a whole series
+// written by `ksweep series` (cover letter included).
+#include "check_tree_6_1.h"
+#include "require_env.h"
+#include "test_repo.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <gtest/gtest.h>
+#include <llvm/Support/JSON.h>
+
+namespace fs = std::filesystem;
+using ksweep::test::quote;
+using ksweep::test::run;
+
+namespace {
+
+constexpr const char* kTisCore = "drivers/char/tpm/tpm_tis_core.c";
+
+class CheckOnLinux61 : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        tree_ = ksweep::test::tree_6_1();
+        if (tree_.empty() || !fs::exists(tree_ + "/" + kTisCore))
+            KSWEEP_SKIP_OR_FAIL("no 6.1 tree: run scripts/setup.sh");
+    }
+
+    // A patch to tpm_tis_core.c that replaces the first `from` by `to`.
+    std::string patch_replacing(const std::string& from, const std::string& to) {
+        std::string original = ksweep::test::read_file(tree_ + "/" + kTisCore);
+        size_t at = original.find(from);
+        EXPECT_NE(at, std::string::npos) << from;
+        std::string patched = original;
+        patched.replace(at, from.size(), to);
+        fs::create_directories(dir_.path() + "/a/drivers/char/tpm");
+        fs::create_directories(dir_.path() + "/b/drivers/char/tpm");
+        ksweep::test::write_file(dir_.path() + "/a/" + kTisCore, original);
+        ksweep::test::write_file(dir_.path() + "/b/" + kTisCore, patched);
+        auto diff = run("cd " + quote(dir_.path()) + " && git diff --no-index --no-prefix a/" +
+                            kTisCore + " b/" + kTisCore,
+                        false);
+        std::string path = dir_.path() + "/p.patch";
+        ksweep::test::write_file(path, "From: A Developer <dev@example.com>\n"
+                                       "Subject: [PATCH] tpm: tis: use msleep()\n\n"
+                                       "Signed-off-by: A Developer <dev@example.com>\n---\n" +
+                                           diff.output);
+        return path;
+    }
+
+    ksweep::test::CommandResult check(const std::string& args) {
+        return run(std::string(KSWEEP_BINARY) + " check --tree " + quote(tree_) + " " + args,
+                   false);
+    }
+
+    ksweep::test::TempDir dir_;
+    std::string tree_;
+};
+
+TEST_F(CheckOnLinux61, TpmMsleepOfAnEnumTurnedIntoMsleepIsReported) {
+    auto r = check("--terse " + quote(patch_replacing("\t\ttpm_msleep(TPM_TIMEOUT);",
+                                                      "\t\tmsleep(TPM_TIMEOUT);")));
+    EXPECT_EQ(r.status, 1) << r.output;
+    EXPECT_NE(r.output.find("WARNING: msleep(TPM_TIMEOUT) < 20ms"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("TPM_TIMEOUT is 5 (enumerator at drivers/char/tpm/tpm.h:40)"),
+              std::string::npos)
+        << r.output;
+}
+
+TEST_F(CheckOnLinux61, TpmMsleepOfALiteralTurnedIntoMsleepIsReported) {
+    auto r = check("--terse " + quote(patch_replacing("\t\ttpm_msleep(1);", "\t\tmsleep(1);")));
+    EXPECT_EQ(r.status, 1) << r.output;
+    EXPECT_NE(r.output.find("WARNING: msleep(1) < 20ms"), std::string::npos) << r.output;
+}
+
+// The 2017 regression as a patch (tests/historical/nuvoton_pre_v4_12.sh: usleep_range() back
+// to msleep(), the macros back to milliseconds): every sleep it brings back is caught, through
+// the macros it redefines, with what fix would write.
+TEST_F(CheckOnLinux61, TheNuvotonRegressionOf2017AsAPatch) {
+    const std::string driver = "drivers/char/tpm/tpm_i2c_nuvoton.c";
+    fs::create_directories(dir_.path() + "/a/drivers/char/tpm");
+    fs::create_directories(dir_.path() + "/b/drivers/char/tpm");
+    fs::copy_file(tree_ + "/" + driver, dir_.path() + "/a/" + driver);
+    ASSERT_EQ(run("bash " +
+                  quote(std::string(KSWEEP_SOURCE_DIR) + "/tests/historical/nuvoton_pre_v4_12.sh") +
+                  " " + quote(tree_ + "/" + driver) + " " + quote(dir_.path() + "/b/" + driver))
+                  .status,
+              0);
+    auto diff = run("cd " + quote(dir_.path()) + " && git diff --no-index --no-prefix a/" + driver +
+                        " b/" + driver,
+                    false);
+    ksweep::test::write_file(dir_.path() + "/p.patch",
+                             "Subject: [PATCH] tpm: tpm_i2c_nuvoton: back to msleep()\n\n---\n" +
+                                 diff.output);
+    auto r = check("--format json " + quote(dir_.path() + "/p.patch"));
+    EXPECT_EQ(r.status, 1) << r.output;
+    auto parsed = llvm::json::parse(r.output);
+    ASSERT_TRUE(bool(parsed)) << llvm::toString(parsed.takeError()) << r.output;
+    const auto* warnings =
+        parsed->getAsObject()->getArray("inputs")->front().getAsObject()->getArray("warnings");
+    ASSERT_EQ(warnings->size(), 4u) << r.output;
+    for (const auto& w : *warnings) {
+        const auto* o = w.getAsObject();
+        EXPECT_EQ(o->getString("resolution").getValueOr(""), "macro");
+        EXPECT_NE(o->getString("message").getValueOr("").find("changed by this patch"),
+                  std::string::npos);
+        EXPECT_TRUE(o->getObject("fix")->getString("how").getValueOr("").startswith("macro "));
+    }
+}
+
+// A build dir that cannot parse the tree: the enum has no value, and the gate says so and
+// what would fix it instead of passing.
+TEST_F(CheckOnLinux61, AnUnusableBuildDirIsAnUnresolvedCheckNotAPass) {
+    ksweep::test::TempDir empty;
+    auto r =
+        check("--show-types --build-dir " + quote(empty.path()) + " " +
+              quote(patch_replacing("\t\ttpm_msleep(TPM_TIMEOUT);", "\t\tmsleep(TPM_TIMEOUT);")));
+    EXPECT_EQ(r.status, 1) << r.output;
+    EXPECT_NE(r.output.find("CHECK:MSLEEP_UNRESOLVED: msleep(TPM_TIMEOUT)"), std::string::npos)
+        << r.output;
+    EXPECT_NE(r.output.find("--build-dir"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("1 checks"), std::string::npos) << r.output;
+}
+
+// What `ksweep series` writes, cover letter and all, is checked patch by patch: never exit 2.
+TEST_F(CheckOnLinux61, ASeriesWrittenByKsweepSeries) {
+    std::string series = dir_.path() + "/series";
+    auto written = run(std::string(KSWEEP_BINARY) + " series -o " + quote(series) + " " +
+                       quote(tree_) + " drivers/char/tpm");
+    ASSERT_EQ(written.status, 0) << written.output;
+    size_t files = 0;
+    for (const auto& e : fs::directory_iterator(series))
+        files += e.path().extension() == ".patch";
+    ASSERT_GT(files, 1u);
+    ASSERT_TRUE(fs::exists(series + "/0000-cover-letter.patch"));
+
+    auto r = check("--format json " + quote(series));
+    EXPECT_TRUE(r.status == 0 || r.status == 1) << r.status << r.output;
+    auto parsed = llvm::json::parse(r.output);
+    ASSERT_TRUE(bool(parsed)) << llvm::toString(parsed.takeError()) << r.output;
+    const auto* inputs = parsed->getAsObject()->getArray("inputs");
+    ASSERT_NE(inputs, nullptr);
+    ASSERT_EQ(inputs->size(), files);
+    for (const auto& input : *inputs) {
+        auto name = input.getAsObject()->getString("input").getValueOr("").str();
+        int64_t expected = name.ends_with("0000-cover-letter.patch") ? 0 : 1;
+        EXPECT_EQ(input.getAsObject()->getInteger("patches").getValueOr(-1), expected) << name;
+    }
+    // The series removes small sleeps; it adds none.
+    EXPECT_EQ(r.status, 0) << r.output;
+}
+
+} // namespace
