@@ -9,6 +9,7 @@
 #   ksweep.n=N            extends to run (default 10)
 #   ksweep.device=NAME    I2C device id to instantiate (default tpm2_i2c_nuvoton)
 #   ksweep.addr=0xNN      its 7-bit address (default 0x2e)
+#   ksweep.tpm=2.0|1.2    the TPM family the extend benchmark speaks (default 2.0)
 #   ksweep.wait=S         seconds to wait for /dev/tpm0 (default 20)
 
 /bin/busybox mkdir -p /proc /sys /dev /usr/bin /usr/sbin /sbin
@@ -35,12 +36,13 @@ fail() {
     finish
 }
 
-n=10 device=tpm2_i2c_nuvoton addr=0x2e wait=20
+n=10 device=tpm2_i2c_nuvoton addr=0x2e tpm=2.0 wait=20
 for arg in $(cat /proc/cmdline); do
     case "$arg" in
         ksweep.n=*) n=${arg#*=} ;;
         ksweep.device=*) device=${arg#*=} ;;
         ksweep.addr=*) addr=${arg#*=} ;;
+        ksweep.tpm=*) tpm=${arg#*=} ;;
         ksweep.wait=*) wait=${arg#*=} ;;
     esac
 done
@@ -72,5 +74,5 @@ done
 say "tpm0 $(cat /sys/class/tpm/tpm0/tpm_version_major 2>/dev/null)"
 
 say "phase extend n=$n"
-/bin/tpm_extend "$n" /dev/tpm0 || say "error tpm_extend exit status $?"
+/bin/tpm_extend --tpm "$tpm" "$n" /dev/tpm0 || say "error tpm_extend exit status $?"
 finish

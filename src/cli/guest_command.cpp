@@ -1,6 +1,6 @@
 // ksweep guest: one validation boot. Builds the driver under test out of tree, boots Debian's
-// kernel in QEMU with the emulated Nuvoton I2C TPM, extends PCR 16 N times and prints the
-// per-extend times and the host's PCR check.
+// kernel in QEMU with an emulated I2C TPM of the device registry (the Nuvoton one by default),
+// extends PCR 16 N times and prints the per-extend times and the host's PCR check.
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "core/file_io.h"
@@ -59,21 +59,24 @@ std::string build_line(const guest::ModuleBuildResult& build) {
 } // namespace
 
 int guest_command(int argc, char** argv) {
-    std::string driver_source, driver_dir, profile, keep;
+    std::string device = "tpm_i2c_nuvoton", driver_source, driver_dir, profile, keep;
     int extends = 10, timeout = 0;
     bool trace = false;
     ArgParser parser(
-        "guest", "[--driver-src FILE] [-n N] [options]",
-        "Boot Debian's kernel in QEMU with ksweep's emulated Nuvoton I2C TPM, load the driver\n"
-        "built from FILE (default: the tree's unmodified tpm_i2c_nuvoton.c), extend PCR 16 N\n"
-        "times through /dev/tpm0 and print the per-extend times. The final PCR is checked\n"
-        "against the hash chain computed on the host. Exit status 0 only if all of it passed.");
-    parser.option("--driver-src", &driver_source, "FILE", "driver source to build and test");
+        "guest", "[--device NAME] [--driver-src FILE] [-n N] [options]",
+        "Boot Debian's kernel in QEMU with one of ksweep's emulated I2C TPMs (qemu/devices.yaml),\n"
+        "load the device's driver modules built from the tree (FILE in place of the tree's file\n"
+        "of that name), extend PCR 16 N times through /dev/tpm0 and print the per-extend times.\n"
+        "The final PCR is checked against the hash chain computed on the host. Exit status 0\n"
+        "only if all of it passed.");
+    parser.option("--device", &device, "NAME",
+                  "device registry entry (default tpm_i2c_nuvoton; also tpm_st33zp24_i2c)");
+    parser.option("--driver-src", &driver_source, "FILE",
+                  "driver source to build and test instead of the tree's file of that name");
     parser.option("--driver-src-dir", &driver_dir, "DIR",
                   "where its private headers are (default: the tree's drivers/char/tpm)");
     parser.option("-n", &extends, "N", "number of PCR extends (default 10)");
-    parser.option("--profile", &profile, "FILE",
-                  "device profile (default: qemu/profiles/nuvoton_npct_default.yaml)");
+    parser.option("--profile", &profile, "FILE", "device profile (default: the device's own)");
     parser.option("--timeout", &timeout, "S", "kill the guest after S seconds (default: by N)");
     parser.option("--keep", &keep, "DIR",
                   "run directory to keep (logs, stats); default: a temporary one, kept on failure");
@@ -88,18 +91,10 @@ int guest_command(int argc, char** argv) {
     }
 
     guest::GuestBenchmarkOptions options;
-    try {
-        auto env = guest::GuestEnvironment::load();
-        options.driver_source = driver_source.empty()
-                                    ? env.tree + "/drivers/char/tpm/tpm_i2c_nuvoton.c"
-                                    : driver_source;
-    } catch (const std::exception& e) {
-        std::fprintf(stderr, "ksweep guest: %s\n", e.what());
-        return 1;
-    }
-    if (!fs::is_regular_file(options.driver_source)) {
-        std::fprintf(stderr, "ksweep guest: no such driver source '%s'\n",
-                     options.driver_source.c_str());
+    options.device = device;
+    options.driver_source = driver_source;
+    if (!driver_source.empty() && !fs::is_regular_file(driver_source)) {
+        std::fprintf(stderr, "ksweep guest: no such driver source '%s'\n", driver_source.c_str());
         return 2;
     }
     if (!driver_dir.empty())
@@ -131,8 +126,10 @@ int guest_command(int argc, char** argv) {
         return 1;
     }
     const auto& run = result.run;
-    std::printf("driver    %s (%s)\n", options.driver_source.c_str(),
-                build_line(result.driver_build).c_str());
+    std::string sources;
+    for (const auto& source : result.driver_sources)
+        sources += (sources.empty() ? "" : ", ") + source;
+    std::printf("driver    %s (%s)\n", sources.c_str(), build_line(result.driver_build).c_str());
     for (const auto& w : result.driver_build.warnings)
         std::printf("          %s\n", w.c_str());
     std::printf("boot      %s, QEMU ran %.1f s at nice %d%s\n", guest::to_string(run.outcome),

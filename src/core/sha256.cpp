@@ -40,18 +40,29 @@ Sha256Digest sha256(std::string_view bytes) {
     return hash.finish();
 }
 
-std::string to_hex(const Sha256Digest& digest) {
+Bytes digest_bytes(const std::string& name, std::span<const std::uint8_t> bytes) {
+    const EVP_MD* md = EVP_get_digestbyname(name.c_str());
+    if (!md)
+        throw std::invalid_argument("OpenSSL has no digest '" + name + "'");
+    Bytes out(static_cast<size_t>(EVP_MD_get_size(md)));
+    unsigned int size = 0;
+    if (EVP_Digest(bytes.data(), bytes.size(), out.data(), &size, md, nullptr) != 1)
+        throw std::runtime_error("OpenSSL: " + name + " failed");
+    return out;
+}
+
+std::string to_hex(std::span<const std::uint8_t> bytes) {
     static constexpr char kDigits[] = "0123456789abcdef";
     std::string hex;
-    hex.reserve(digest.size() * 2);
-    for (std::uint8_t byte : digest) {
+    hex.reserve(bytes.size() * 2);
+    for (std::uint8_t byte : bytes) {
         hex += kDigits[byte >> 4];
         hex += kDigits[byte & 0xf];
     }
     return hex;
 }
 
-std::optional<Sha256Digest> digest_from_hex(std::string_view hex) {
+std::optional<Bytes> bytes_from_hex(std::string_view hex) {
     auto nibble = [](char c) -> int {
         if (c >= '0' && c <= '9')
             return c - '0';
@@ -61,16 +72,16 @@ std::optional<Sha256Digest> digest_from_hex(std::string_view hex) {
             return c - 'A' + 10;
         return -1;
     };
-    Sha256Digest digest{};
-    if (hex.size() != digest.size() * 2)
+    if (hex.size() % 2)
         return std::nullopt;
-    for (size_t i = 0; i < digest.size(); ++i) {
+    Bytes bytes(hex.size() / 2);
+    for (size_t i = 0; i < bytes.size(); ++i) {
         int high = nibble(hex[2 * i]), low = nibble(hex[2 * i + 1]);
         if (high < 0 || low < 0)
             return std::nullopt;
-        digest[i] = static_cast<std::uint8_t>(high << 4 | low);
+        bytes[i] = static_cast<std::uint8_t>(high << 4 | low);
     }
-    return digest;
+    return bytes;
 }
 
 } // namespace ksweep

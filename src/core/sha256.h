@@ -1,11 +1,14 @@
-// SHA-256 through OpenSSL's libcrypto, for the PCR hash chain and content-keyed caches.
+// SHA-256 through OpenSSL's libcrypto, for content-keyed caches, and the PCR banks' hashes
+// (SHA-1, SHA-256) for the PCR hash chains.
 #pragma once
 
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace ksweep {
 
@@ -30,8 +33,14 @@ class Sha256 {
 
 Sha256Digest sha256(std::string_view bytes);
 
-std::string to_hex(const Sha256Digest& digest);
-// Exactly 64 hex digits (either case); nullopt otherwise.
-std::optional<Sha256Digest> digest_from_hex(std::string_view hex);
+using Bytes = std::vector<std::uint8_t>;
+
+// `bytes` hashed with the algorithm OpenSSL calls `name` ("sha1", "sha256"); throws
+// std::invalid_argument for a name it does not know.
+Bytes digest_bytes(const std::string& name, std::span<const std::uint8_t> bytes);
+
+std::string to_hex(std::span<const std::uint8_t> bytes);
+// An even number of hex digits (either case); nullopt otherwise.
+std::optional<Bytes> bytes_from_hex(std::string_view hex);
 
 } // namespace ksweep

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <fstream>
 #include <initializer_list>
 #include <sstream>
 #include <string>
@@ -19,6 +20,16 @@ template <typename Error> struct YamlChecks {
         os << path << ':' << std::max(mark.line, 0) + 1 << ':' << std::max(mark.column, 0) + 1
            << ": " << what;
         throw Error(os.str());
+    }
+
+    // The text of the file at `path`, or "path: cannot open <what>".
+    static std::string read_text(const std::string& path, const std::string& what) {
+        std::ifstream in(path);
+        if (!in)
+            throw Error(path + ": cannot open " + what);
+        std::stringstream text;
+        text << in.rdbuf();
+        return text.str();
     }
 
     // The document, or a positioned error for a file that is not YAML.

@@ -4,8 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
-#include <sstream>
 #include <yaml-cpp/yaml.h>
 
 namespace ksweep::device {
@@ -14,14 +12,46 @@ namespace {
 
 using Yaml = YamlChecks<ProfileError>;
 
-// The commands the Linux TPM core and the extend benchmark send, plus a few common ones.
+constexpr RequirementInfo kRequirements[] = {
+    {Requirement::min_status_gap, "min_status_gap", "min_status_gap_us", "status_gap_violations",
+     &TimingRequirements::min_status_gap},
+    {Requirement::min_poll_interval, "min_poll_interval", "min_poll_interval_us",
+     "poll_interval_violations", &TimingRequirements::min_poll_interval},
+};
+
+// The commands the Linux TPM core and the extend benchmark send, plus a few common ones; TPM
+// 1.2 ordinals (TPM Main Part 2, 17) below 0x100, TPM 2.0 codes from 0x11f.
 constexpr std::pair<const char*, uint32_t> kCommandCodes[] = {
-    {"TPM2_CreatePrimary", 0x131}, {"TPM2_SelfTest", 0x143},    {"TPM2_Startup", 0x144},
-    {"TPM2_Shutdown", 0x145},      {"TPM2_Create", 0x153},      {"TPM2_Load", 0x157},
-    {"TPM2_Unseal", 0x15E},        {"TPM2_ContextLoad", 0x161}, {"TPM2_ContextSave", 0x162},
-    {"TPM2_FlushContext", 0x165},  {"TPM2_ReadPublic", 0x173},  {"TPM2_StartAuthSession", 0x176},
-    {"TPM2_GetCapability", 0x17A}, {"TPM2_GetRandom", 0x17B},   {"TPM2_PCR_Read", 0x17E},
-    {"TPM2_PCR_Extend", 0x182},    {"TPM2_Hash", 0x17D},
+    {"TPM_OIAP", 0x0A},
+    {"TPM_OSAP", 0x0B},
+    {"TPM_Extend", 0x14},
+    {"TPM_PCRRead", 0x15},
+    {"TPM_GetRandom", 0x46},
+    {"TPM_SelfTestFull", 0x50},
+    {"TPM_ContinueSelfTest", 0x53},
+    {"TPM_GetTestResult", 0x54},
+    {"TPM_GetCapability", 0x65},
+    {"TPM_ReadPubek", 0x7C},
+    {"TPM_SaveState", 0x98},
+    {"TPM_Startup", 0x99},
+    {"TPM_PCR_Reset", 0xC8},
+    {"TPM2_CreatePrimary", 0x131},
+    {"TPM2_SelfTest", 0x143},
+    {"TPM2_Startup", 0x144},
+    {"TPM2_Shutdown", 0x145},
+    {"TPM2_Create", 0x153},
+    {"TPM2_Load", 0x157},
+    {"TPM2_Unseal", 0x15E},
+    {"TPM2_ContextLoad", 0x161},
+    {"TPM2_ContextSave", 0x162},
+    {"TPM2_FlushContext", 0x165},
+    {"TPM2_ReadPublic", 0x173},
+    {"TPM2_StartAuthSession", 0x176},
+    {"TPM2_GetCapability", 0x17A},
+    {"TPM2_GetRandom", 0x17B},
+    {"TPM2_PCR_Read", 0x17E},
+    {"TPM2_PCR_Extend", 0x182},
+    {"TPM2_Hash", 0x17D},
 };
 
 // A non-negative time in microseconds (fractions allowed: a 400 kHz byte is 22.5 µs).
@@ -39,7 +69,7 @@ Duration read_us(const std::string& path, const YAML::Node& node, const std::str
 
 uint32_t read_command_code(const std::string& path, const YAML::Node& key) {
     auto text = key.as<std::string>();
-    if (auto code = tpm2_command_code(text))
+    if (auto code = tpm_command_code(text))
         return *code;
     try {
         size_t used = 0;
@@ -48,20 +78,42 @@ uint32_t read_command_code(const std::string& path, const YAML::Node& key) {
             return static_cast<uint32_t>(value);
     } catch (const std::exception&) {
     }
-    Yaml::fail(path, key.Mark(),
-               "'" + text + "' is neither a known TPM2_ command name nor a number");
+    Yaml::fail(path, key.Mark(), "'" + text + "' is neither a known TPM command name nor a number");
 }
 
 } // namespace
 
-std::optional<uint32_t> tpm2_command_code(const std::string& name) {
+std::span<const RequirementInfo> requirement_table() {
+    return kRequirements;
+}
+
+const RequirementInfo& requirement_info(Requirement requirement) {
+    for (const auto& info : kRequirements)
+        if (info.requirement == requirement)
+            return info;
+    throw std::logic_error("requirement missing from the table");
+}
+
+const std::optional<Duration>& TimingRequirements::get(Requirement requirement) const {
+    return this->*requirement_info(requirement).value;
+}
+
+std::vector<Requirement> stated_requirements(const TimingRequirements& requirements) {
+    std::vector<Requirement> stated;
+    for (const auto& info : kRequirements)
+        if (requirements.get(info.requirement))
+            stated.push_back(info.requirement);
+    return stated;
+}
+
+std::optional<uint32_t> tpm_command_code(const std::string& name) {
     for (const auto& [n, code] : kCommandCodes)
         if (name == n)
             return code;
     return std::nullopt;
 }
 
-std::string tpm2_command_name(uint32_t code) {
+std::string tpm_command_name(uint32_t code) {
     for (const auto& [n, c] : kCommandCodes)
         if (code == c)
             return n;
@@ -129,23 +181,15 @@ DeviceProfile parse_device_profile(const std::string& text, const std::string& p
     if (auto req = root["requirements"]) {
         Yaml::require_map(path, req, "requirements");
         Yaml::reject_unknown_keys(path, req, {"min_status_gap_us", "min_poll_interval_us"});
-        if (req["min_status_gap_us"])
-            p.requirements.min_status_gap =
-                read_us(path, req["min_status_gap_us"], "min_status_gap_us");
-        if (req["min_poll_interval_us"])
-            p.requirements.min_poll_interval =
-                read_us(path, req["min_poll_interval_us"], "min_poll_interval_us");
+        for (const auto& info : kRequirements)
+            if (req[info.profile_key])
+                p.requirements.*info.value = read_us(path, req[info.profile_key], info.profile_key);
     }
     return p;
 }
 
 DeviceProfile load_device_profile(const std::string& path) {
-    std::ifstream in(path);
-    if (!in)
-        throw ProfileError(path + ": cannot open device profile");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return parse_device_profile(ss.str(), path);
+    return parse_device_profile(Yaml::read_text(path, "device profile"), path);
 }
 
 } // namespace ksweep::device

@@ -7,19 +7,44 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace ksweep::device {
 
-// Timing the chip needs; an access that breaks one is NACKed and counted as a violation.
-struct TimingRequirements {
+// The timing requirements a profile may state. Each model checks some of them (device_models.h)
+// and counts a broken one as a violation; what the chip then does is the model's (the Nuvoton
+// one NACKs).
+enum class Requirement {
     // No access of any register sooner than this after a write to TPM_STS.
-    std::optional<Duration> min_status_gap;
+    min_status_gap,
     // While a command executes, TPM_STS reads at least this far apart (the GO write counts as
     // the first access).
-    std::optional<Duration> min_poll_interval;
+    min_poll_interval,
 };
+
+struct TimingRequirements {
+    std::optional<Duration> min_status_gap;
+    std::optional<Duration> min_poll_interval;
+
+    const std::optional<Duration>& get(Requirement requirement) const;
+};
+
+struct RequirementInfo {
+    Requirement requirement;
+    const char* name;        // "min_status_gap": reports
+    const char* profile_key; // "min_status_gap_us": profiles
+    const char* counter;     // "status_gap_violations": ksweep-tpmd's stats
+    std::optional<Duration> TimingRequirements::*value;
+};
+
+std::span<const RequirementInfo> requirement_table();
+const RequirementInfo& requirement_info(Requirement requirement);
+
+// The requirements a profile states, in the table's order.
+std::vector<Requirement> stated_requirements(const TimingRequirements& requirements);
 
 struct DeviceProfile {
     std::string name;
@@ -42,8 +67,9 @@ struct ProfileError : std::runtime_error {
 DeviceProfile load_device_profile(const std::string& path);
 DeviceProfile parse_device_profile(const std::string& yaml_text, const std::string& path);
 
-// TPM 2.0 command codes by name ("TPM2_PCR_Extend" -> 0x182) for the commands profiles name.
-std::optional<uint32_t> tpm2_command_code(const std::string& name);
-std::string tpm2_command_name(uint32_t code); // "TPM2_PCR_Extend", or "0x00000182"
+// TPM command codes by name for the commands profiles name: TPM 2.0 ("TPM2_PCR_Extend" ->
+// 0x182) and TPM 1.2 ordinals ("TPM_Extend" -> 0x14); the two ranges do not overlap.
+std::optional<uint32_t> tpm_command_code(const std::string& name);
+std::string tpm_command_name(uint32_t code); // "TPM2_PCR_Extend", or "0x00000182"
 
 } // namespace ksweep::device

@@ -8,48 +8,52 @@ namespace ksweep::device {
 
 using namespace nuvoton;
 
-namespace {
-
-// Enough to see what went wrong without flooding the log of a long run.
-constexpr uint64_t kMaxLoggedErrors = 20;
-
-long long micros(Duration d) {
-    return std::chrono::duration_cast<std::chrono::microseconds>(d).count();
-}
-
-} // namespace
+const NuvotonTpm::Register NuvotonTpm::kRegisters[] = {
+    {kRegStatus, &NuvotonTpm::read_status, &NuvotonTpm::write_status},
+    {kRegBurstCount, &NuvotonTpm::read_burst_count, nullptr},
+    {kRegFifoWrite, nullptr, &NuvotonTpm::write_fifo},
+    {kRegFifoRead, &NuvotonTpm::read_fifo, nullptr},
+    {kRegVidDidRid, &NuvotonTpm::read_id, nullptr},
+};
 
 NuvotonTpm::NuvotonTpm(Clock& clock, TpmEngine& engine, const DeviceProfile& profile, LogFn log)
-    : clock_(clock), engine_(engine), profile_(profile), log_(std::move(log)) {}
+    : fifo_(clock, engine, profile, std::move(log)), clock_(clock), profile_(profile) {}
 
-void NuvotonTpm::protocol_error(const std::string& what) {
-    if (++stats_.protocol_errors <= kMaxLoggedErrors)
-        log_("tpm: protocol error: " + what);
+const NuvotonTpm::Register* NuvotonTpm::find(uint8_t address) {
+    for (const auto& r : kRegisters)
+        if (r.address == address)
+            return &r;
+    return nullptr;
 }
 
 bool NuvotonTpm::accept_access(bool status_read) {
     TimePoint now = clock_.now();
     const auto& req = profile_.requirements;
+    TpmChipStats& stats = fifo_.stats();
     if (req.min_status_gap && last_status_write_ &&
         now - *last_status_write_ < *req.min_status_gap) {
-        ++stats_.nacks;
-        if (++stats_.status_gap_violations <= kMaxLoggedErrors)
-            log_("tpm: violation: access " + std::to_string(micros(now - *last_status_write_)) +
-                 " us after a status write (min_status_gap_us " +
-                 std::to_string(micros(*req.min_status_gap)) + "): NACK");
+        ++stats.nacks;
+        if (++stats.status_gap_violations <= kMaxLoggedErrors)
+            fifo_.log()("tpm: violation: access " +
+                        std::to_string(whole_micros(now - *last_status_write_)) +
+                        " us after a status write (min_status_gap_us " +
+                        std::to_string(whole_micros(*req.min_status_gap)) + "): NACK");
         return false;
     }
     if (status_read) {
-        advance();
-        if (state_ == State::Execution && req.min_poll_interval && last_poll_ &&
-            now - *last_poll_ < *req.min_poll_interval) {
-            ++stats_.nacks;
-            if (++stats_.poll_interval_violations <= kMaxLoggedErrors)
-                log_("tpm: violation: status poll " + std::to_string(micros(now - *last_poll_)) +
-                     " us after the previous one (min_poll_interval_us " +
-                     std::to_string(micros(*req.min_poll_interval)) + "): NACK");
-            last_poll_ = now; // the chip restarts its interval on every poll it sees
-            return false;
+        // GO is the first access of the execution's polling.
+        if (fifo_.executing() && req.min_poll_interval) {
+            TimePoint previous = std::max(last_poll_.value_or(fifo_.last_go()), fifo_.last_go());
+            if (now - previous < *req.min_poll_interval) {
+                ++stats.nacks;
+                if (++stats.poll_interval_violations <= kMaxLoggedErrors)
+                    fifo_.log()("tpm: violation: status poll " +
+                                std::to_string(whole_micros(now - previous)) +
+                                " us after the previous one (min_poll_interval_us " +
+                                std::to_string(whole_micros(*req.min_poll_interval)) + "): NACK");
+                last_poll_ = now; // the chip restarts its interval on every poll it sees
+                return false;
+            }
         }
         last_poll_ = now;
     }
@@ -62,24 +66,17 @@ bool NuvotonTpm::write(std::span<const uint8_t> data) {
         return true; // a zero-length write: an address probe (i2cdetect -q)
     uint8_t reg = data[0];
     auto payload = data.subspan(1);
-    bool status_read = payload.empty() && reg == kRegStatus;
-    if (!accept_access(status_read))
+    if (!accept_access(payload.empty() && reg == kRegStatus))
         return false;
     register_ = reg;
     if (payload.empty()) {
         pointer_checked_ = true; // the register pointer for the read that follows
         return true;
     }
-    switch (reg) {
-    case kRegStatus:
-        write_status(payload[0]);
-        break;
-    case kRegFifoWrite:
-        write_fifo(payload);
-        break;
-    default:
-        protocol_error("write to read-only or unknown register " + std::to_string(reg));
-    }
+    if (const Register* r = find(reg); r && r->write)
+        (this->*r->write)(payload);
+    else
+        fifo_.protocol_error("write to read-only or unknown register " + std::to_string(reg));
     return true;
 }
 
@@ -90,155 +87,38 @@ bool NuvotonTpm::read(std::span<uint8_t> out) {
     std::fill(out.begin(), out.end(), 0);
     if (out.empty())
         return true;
-    switch (register_) {
-    case kRegStatus:
-        out[0] = status();
-        ++stats_.status_reads;
-        stats_.busy_status_reads += state_ == State::Execution;
-        break;
-    case kRegBurstCount:
-        out[0] = burst_count();
-        break;
-    case kRegFifoRead:
-        read_fifo(out);
-        break;
-    case kRegVidDidRid:
-        std::memcpy(out.data(), kVidDidRid, std::min(out.size(), sizeof kVidDidRid));
-        break;
-    default:
+    if (const Register* r = find(register_); r && r->read)
+        (this->*r->read)(out);
+    else
         std::fill(out.begin(), out.end(), 0xff);
-    }
     return true;
 }
 
-void NuvotonTpm::write_status(uint8_t value) {
-    TimePoint now = clock_.now();
-    last_status_write_ = now;
-    advance();
-    if (value & kStsCommandReady) {
-        bool in_flight = state_ == State::Reception || state_ == State::Execution ||
-                         (state_ == State::Completion && response_pos_ < response_.size());
-        if (in_flight) {
-            ++stats_.aborts;
-            log_("tpm: command aborted by commandReady");
-        }
-        if (state_ != State::Ready)
-            ready_at_ = now + profile_.command_ready_time;
-        state_ = State::Ready;
-        command_.clear();
-        response_.clear();
-        response_pos_ = 0;
-    } else if (value & kStsGo) {
-        if (state_ != State::Reception || command_.size() != expected_command_size())
-            protocol_error("GO without a complete command");
-        else
-            execute();
-    } else if (value & kStsResponseRetry) {
-        if (state_ != State::Completion) {
-            protocol_error("responseRetry without a response");
-        } else {
-            ++stats_.response_retries;
-            response_pos_ = 0;
-        }
-    }
+void NuvotonTpm::read_status(std::span<uint8_t> out) {
+    out[0] = fifo_.status();
+    ++fifo_.stats().status_reads;
+    fifo_.stats().busy_status_reads += fifo_.executing();
 }
 
-size_t NuvotonTpm::expected_command_size() const {
-    // Until the size field has arrived the chip expects more; a size outside what a TPM 2.0
-    // command can be is clamped so the FIFO stays bounded and the engine reports the error.
-    if (command_.size() < 6)
-        return kMaxCommandSize;
-    return std::clamp<size_t>(tpm_header_size_field(command_), 10, kMaxCommandSize);
+void NuvotonTpm::write_status(std::span<const uint8_t> data) {
+    last_status_write_ = clock_.now();
+    fifo_.write_status(data[0]);
 }
 
-void NuvotonTpm::write_fifo(std::span<const uint8_t> bytes) {
-    advance();
-    if (state_ == State::Ready) {
-        if (clock_.now() < ready_at_) {
-            protocol_error("FIFO write before commandReady");
-            return;
-        }
-        state_ = State::Reception;
-        command_.clear();
-    }
-    if (state_ != State::Reception) {
-        protocol_error("FIFO write outside command reception");
-        return;
-    }
-    for (uint8_t b : bytes) {
-        if (command_.size() >= expected_command_size()) {
-            protocol_error("FIFO write past the end of the command");
-            return;
-        }
-        command_.push_back(b);
-    }
+void NuvotonTpm::read_burst_count(std::span<uint8_t> out) {
+    out[0] = static_cast<uint8_t>(fifo_.burst_count());
 }
 
-void NuvotonTpm::execute() {
-    TimePoint go = clock_.now();
-    uint32_t code = tpm_header_code(command_);
-    ++stats_.commands;
-    ++stats_.commands_by_code[code];
-    response_ = engine_.execute(command_);
-    response_pos_ = 0;
-    done_at_ = go + profile_.execution_time(code);
-    last_poll_ = go; // GO is the first access of the execution's polling
-    state_ = State::Execution;
-    log_("tpm: " + tpm2_command_name(code) + " rc=" + std::to_string(tpm_header_code(response_)) +
-         " response " + std::to_string(response_.size()) + " bytes, ready in " +
-         std::to_string(micros(done_at_ - go)) + " us");
-}
-
-void NuvotonTpm::advance() {
-    if (state_ == State::Execution && clock_.now() >= done_at_)
-        state_ = State::Completion;
-}
-
-uint8_t NuvotonTpm::status() {
-    advance();
-    switch (state_) {
-    case State::Idle:
-    case State::Execution:
-        return kStsValid;
-    case State::Ready:
-        return clock_.now() >= ready_at_ ? kStsValid | kStsCommandReady : kStsValid;
-    case State::Reception:
-        return command_.size() < expected_command_size() ? kStsValid | kStsExpect : kStsValid;
-    case State::Completion:
-        return response_pos_ < response_.size() ? kStsValid | kStsDataAvail : kStsValid;
-    }
-    return kStsValid;
-}
-
-uint8_t NuvotonTpm::peek_status() {
-    return status();
-}
-
-uint8_t NuvotonTpm::burst_count() {
-    advance();
-    switch (state_) {
-    case State::Ready:
-        return clock_.now() >= ready_at_ ? profile_.burst_count : 0;
-    case State::Reception:
-        return profile_.burst_count;
-    case State::Completion:
-        return static_cast<uint8_t>(
-            std::min<size_t>(profile_.burst_count, response_.size() - response_pos_));
-    default:
-        return 0;
-    }
+void NuvotonTpm::write_fifo(std::span<const uint8_t> data) {
+    fifo_.write_fifo(data);
 }
 
 void NuvotonTpm::read_fifo(std::span<uint8_t> out) {
-    advance();
-    size_t available = state_ == State::Completion ? response_.size() - response_pos_ : 0;
-    size_t n = std::min(out.size(), available);
-    std::copy_n(response_.begin() + response_pos_, n, out.begin());
-    response_pos_ += n;
-    if (n < out.size()) {
-        std::fill(out.begin() + n, out.end(), 0xff);
-        protocol_error("FIFO read past the end of the response");
-    }
+    fifo_.read_fifo(out);
+}
+
+void NuvotonTpm::read_id(std::span<uint8_t> out) {
+    std::memcpy(out.data(), kVidDidRid, std::min(out.size(), sizeof kVidDidRid));
 }
 
 } // namespace ksweep::device

@@ -15,11 +15,13 @@ namespace {
 
 std::atomic<bool> engine_running{false};
 
-// libtpms' NV callbacks have no user pointer: the state directory of the one running engine.
+// libtpms' NV callbacks have no user pointer: the state directory and family of the one
+// running engine.
 std::string state_directory;
+const char* state_prefix = "tpm2-";
 
 std::string state_file(uint32_t tpm_number, const char* name) {
-    return state_directory + "/tpm2-" + std::to_string(tpm_number) + "." + name;
+    return state_directory + "/" + state_prefix + std::to_string(tpm_number) + "." + name;
 }
 
 // Without callbacks libtpms' TPM 2.0 keeps NV in ./NVChip, shared by every run started in the
@@ -55,6 +57,10 @@ TPM_RESULT nvram_delete(uint32_t tpm_number, const char* name, TPM_BOOL must_exi
 }
 
 constexpr uint32_t kTpm2RcFailure = 0x101;
+constexpr uint32_t kTpm12Fail = 0x09; // TPM_FAIL
+
+// TPM_Startup(TPM_ST_CLEAR): tag TPM_TAG_RQU_COMMAND, size 12, TPM_ORD_Startup.
+constexpr uint8_t kTpm12StartupClear[] = {0x00, 0xc1, 0, 0, 0, 12, 0, 0, 0, 0x99, 0x00, 0x01};
 
 } // namespace
 
@@ -70,19 +76,21 @@ uint32_t tpm_header_code(std::span<const uint8_t> m) {
     return uint32_t{m[6]} << 24 | uint32_t{m[7]} << 16 | uint32_t{m[8]} << 8 | m[9];
 }
 
-std::vector<uint8_t> tpm2_error_response(uint32_t rc) {
-    // TPM_ST_NO_SESSIONS, size 10, response code.
-    return {0x80,       0x01, 0, 0, 0, 10, uint8_t(rc >> 24), uint8_t(rc >> 16), uint8_t(rc >> 8),
-            uint8_t(rc)};
+std::vector<uint8_t> tpm_error_response(TpmFamily family, uint32_t rc) {
+    // The tag, size 10, the response code.
+    uint16_t tag = family == TpmFamily::tpm20 ? 0x8001 : 0x00c4;
+    return {uint8_t(tag >> 8), uint8_t(tag),     0,          0, 0, 10, uint8_t(rc >> 24),
+            uint8_t(rc >> 16), uint8_t(rc >> 8), uint8_t(rc)};
 }
 
-std::unique_ptr<LibtpmsEngine> LibtpmsEngine::start(const std::string& state_dir,
+std::unique_ptr<LibtpmsEngine> LibtpmsEngine::start(const std::string& state_dir, TpmFamily family,
                                                     std::string& error) {
     if (engine_running.exchange(true)) {
         error = "libtpms is already running in this process";
         return nullptr;
     }
     state_directory = state_dir;
+    state_prefix = family == TpmFamily::tpm20 ? "tpm2-" : "tpm12-";
     libtpms_callbacks callbacks{};
     callbacks.sizeOfStruct = sizeof callbacks;
     callbacks.tpm_nvram_init = nvram_init;
@@ -94,8 +102,9 @@ std::unique_ptr<LibtpmsEngine> LibtpmsEngine::start(const std::string& state_dir
         engine_running = false;
         return nullptr;
     }
-    if (TPMLIB_ChooseTPMVersion(TPMLIB_TPM_VERSION_2) != TPM_SUCCESS) {
-        error = "libtpms: TPM 2.0 not available";
+    auto version = family == TpmFamily::tpm20 ? TPMLIB_TPM_VERSION_2 : TPMLIB_TPM_VERSION_1_2;
+    if (TPMLIB_ChooseTPMVersion(version) != TPM_SUCCESS) {
+        error = std::string("libtpms: TPM ") + to_string(family) + " not available";
         engine_running = false;
         return nullptr;
     }
@@ -105,7 +114,15 @@ std::unique_ptr<LibtpmsEngine> LibtpmsEngine::start(const std::string& state_dir
         engine_running = false;
         return nullptr;
     }
-    return std::unique_ptr<LibtpmsEngine>(new LibtpmsEngine());
+    std::unique_ptr<LibtpmsEngine> engine(new LibtpmsEngine(family));
+    if (family == TpmFamily::tpm12) {
+        auto rsp = engine->execute(kTpm12StartupClear);
+        if (uint32_t rc = tpm_header_code(rsp); rc != 0) {
+            error = "libtpms: TPM_Startup(ST_CLEAR) failed with " + std::to_string(rc);
+            return nullptr; // the engine's destructor terminates libtpms
+        }
+    }
+    return engine;
 }
 
 LibtpmsEngine::~LibtpmsEngine() {
@@ -121,7 +138,8 @@ std::vector<uint8_t> LibtpmsEngine::execute(std::span<const uint8_t> command) {
     if (TPMLIB_Process(&buffer_, &response_size, &buffer_size_, cmd,
                        static_cast<uint32_t>(command.size())) != TPM_SUCCESS ||
         response_size < 10)
-        return tpm2_error_response(kTpm2RcFailure);
+        return tpm_error_response(family_,
+                                  family_ == TpmFamily::tpm20 ? kTpm2RcFailure : kTpm12Fail);
     return std::vector<uint8_t>(buffer_, buffer_ + response_size);
 }
 

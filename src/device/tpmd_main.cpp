@@ -1,15 +1,16 @@
-// ksweep-tpmd: the emulated Nuvoton I2C TPM for QEMU's vhost-user-i2c-pci.
+// ksweep-tpmd: an emulated I2C TPM for QEMU's vhost-user-i2c-pci, the one the device registry
+// (qemu/devices.yaml) names for a driver: its model class, TPM family, address and profile.
 //
-//   ksweep-tpmd --socket PATH --profile FILE --state-dir DIR --stats FILE [--log FILE]
-//               [--trace FILE]
-//               [--address 0x2e]
+//   ksweep-tpmd --registry FILE --device NAME --socket PATH --state-dir DIR --stats FILE
+//               [--profile FILE] [--log FILE] [--trace FILE] [--address 0x2e]
 //
 // Listens on PATH, prints "ready" on stdout once QEMU may connect, serves one connection and
 // exits when QEMU disconnects or on SIGTERM/SIGINT, writing the chip's counters to the stats
 // file (JSON) and a stats line to the log either way.
+#include "device/device_models.h"
 #include "device/device_profile.h"
+#include "device/device_registry.h"
 #include "device/i2c_bus.h"
-#include "device/nuvoton_tpm.h"
 #include "device/tpm_engine.h"
 #include "device/vhost_user_backend.h"
 #include "device/virtio_i2c.h"
@@ -37,20 +38,23 @@ using namespace ksweep::device;
 namespace {
 
 struct Options {
-    std::string socket, profile, state_dir, stats, log, trace;
-    uint16_t address = nuvoton::kDefaultAddress;
+    std::string registry, device, socket, profile, state_dir, stats, log, trace;
+    std::optional<uint16_t> address;
 };
 
 constexpr const char* kUsage =
-    "usage: ksweep-tpmd --socket PATH --profile FILE --state-dir DIR --stats FILE\n"
-    "                   [--log FILE] [--trace FILE] [--address ADDR]\n"
-    "Serves an emulated Nuvoton I2C TPM 2.0 (libtpms) to QEMU's vhost-user-i2c-pci.\n"
+    "usage: ksweep-tpmd --registry FILE --device NAME --socket PATH --state-dir DIR\n"
+    "                   --stats FILE [--profile FILE] [--log FILE] [--trace FILE]\n"
+    "                   [--address ADDR]\n"
+    "Serves the emulated I2C TPM the device registry names for NAME (its model, libtpms\n"
+    "engine, address and default profile) to QEMU's vhost-user-i2c-pci.\n"
     "--trace writes one line per I2C message: time, R/W, address, bytes.\n";
 
 bool parse_options(int argc, char** argv, Options& o) {
     std::map<std::string, std::string*> values = {
-        {"--socket", &o.socket}, {"--profile", &o.profile}, {"--state-dir", &o.state_dir},
-        {"--stats", &o.stats},   {"--log", &o.log},         {"--trace", &o.trace}};
+        {"--registry", &o.registry}, {"--device", &o.device},       {"--socket", &o.socket},
+        {"--profile", &o.profile},   {"--state-dir", &o.state_dir}, {"--stats", &o.stats},
+        {"--log", &o.log},           {"--trace", &o.trace}};
     std::string address;
     values["--address"] = &address;
     for (int i = 1; i < argc; ++i) {
@@ -73,8 +77,10 @@ bool parse_options(int argc, char** argv, Options& o) {
         }
         *it->second = value;
     }
-    if (o.socket.empty() || o.profile.empty() || o.state_dir.empty() || o.stats.empty()) {
-        std::cerr << "ksweep-tpmd: --socket, --profile, --state-dir and --stats are required\n"
+    if (o.registry.empty() || o.device.empty() || o.socket.empty() || o.state_dir.empty() ||
+        o.stats.empty()) {
+        std::cerr << "ksweep-tpmd: --registry, --device, --socket, --state-dir and --stats are "
+                     "required\n"
                   << kUsage;
         return false;
     }
@@ -199,17 +205,41 @@ int main(int argc, char** argv) {
     }
     LogFn logf = [&log](const std::string& line) { log(line); };
 
+    // What to emulate: the registry's entry, its profile (or the one given), its model class.
+    std::optional<DeviceRegistry> registry;
     DeviceProfile profile;
     try {
-        profile = load_device_profile(opt.profile);
+        registry = load_device_registry(opt.registry);
+    } catch (const RegistryError& e) {
+        std::cerr << "ksweep-tpmd: " << e.what() << '\n';
+        return 2;
+    }
+    const DeviceEntry* entry = registry->find(opt.device);
+    if (!entry) {
+        std::string known;
+        for (const auto& e : registry->entries())
+            known += (known.empty() ? "" : ", ") + e.driver;
+        std::cerr << "ksweep-tpmd: no device '" << opt.device << "' in " << opt.registry << " ("
+                  << known << ")\n";
+        return 2;
+    }
+    try {
+        profile = load_device_profile(opt.profile.empty() ? entry->profile : opt.profile);
     } catch (const ProfileError& e) {
         std::cerr << "ksweep-tpmd: " << e.what() << '\n';
         return 2;
     }
+    if (std::string why = model_mismatch(*entry, profile); !why.empty()) {
+        std::cerr << "ksweep-tpmd: " << why << '\n';
+        return 2;
+    }
+    const ModelClass& model = *find_model_class(entry->model);
+    uint16_t tpm_address = opt.address.value_or(entry->i2c_address);
+
     std::error_code ec;
     std::filesystem::create_directories(opt.state_dir, ec);
     std::string error;
-    auto engine = LibtpmsEngine::start(opt.state_dir, error);
+    auto engine = LibtpmsEngine::start(opt.state_dir, entry->tpm, error);
     if (!engine) {
         std::cerr << "ksweep-tpmd: " << error << '\n';
         return 1;
@@ -222,8 +252,8 @@ int main(int argc, char** argv) {
     I2cBus bus(clock, profile.bus_byte_time);
     if (trace)
         bus.set_trace([&trace](const I2cMessage& m) { (*trace)(m); });
-    NuvotonTpm tpm(clock, *engine, profile, logf);
-    bus.attach(opt.address, tpm);
+    std::unique_ptr<TpmModel> tpm = model.create(clock, *engine, profile, logf);
+    bus.attach(tpm_address, *tpm);
     VirtioI2cDevice i2c(bus, logf);
     TransportStats transport;
     VhostUserBackend backend(
@@ -253,8 +283,9 @@ int main(int argc, char** argv) {
         return 1;
     }
     char address[8];
-    std::snprintf(address, sizeof address, "0x%02x", opt.address);
-    logf("listening on " + opt.socket + ", profile " + profile.name + ", TPM at " + address);
+    std::snprintf(address, sizeof address, "0x%02x", tpm_address);
+    logf("listening on " + opt.socket + ", profile " + profile.name + ", " + entry->driver +
+         ": model " + model.name + ", TPM " + to_string(entry->tpm) + " at " + address);
     std::cout << "ready" << std::endl;
 
     pollfd fds[2] = {{listener, POLLIN, 0}, {stop_fd, POLLIN, 0}};
@@ -277,8 +308,9 @@ int main(int argc, char** argv) {
     transport.requests = i2c.requests();
     transport.malformed = i2c.malformed();
     transport.kicks = backend.kicks();
-    logf(format_stats_line(tpm.stats(), transport));
-    if (!write_stats(opt.stats, format_stats_json(profile.name, tpm.stats(), transport))) {
+    logf(format_stats_line(tpm->stats(), transport, model.checks));
+    if (!write_stats(opt.stats,
+                     format_stats_json(profile.name, tpm->stats(), transport, model.checks))) {
         std::cerr << "ksweep-tpmd: cannot write " << opt.stats << '\n';
         return 1;
     }

@@ -1,6 +1,8 @@
 #include "guest/guest_benchmark.h"
 
 #include "core/cache_dir.h"
+#include "core/data_dir.h"
+#include "guest/driver_modules.h"
 #include "guest/guest_initramfs.h"
 #include "guest/guest_kernel.h"
 #include "guest/guest_modules.h"
@@ -50,8 +52,12 @@ GuestEnvironment GuestEnvironment::load() {
     return env;
 }
 
-std::string default_profile() {
-    return KSWEEP_SOURCE_DIR "/qemu/profiles/nuvoton_npct_default.yaml";
+std::string registry_path() {
+    return data_file("qemu/devices.yaml");
+}
+
+device::DeviceRegistry load_registry() {
+    return device::load_device_registry(registry_path());
 }
 
 std::string tpmd_executable() {
@@ -71,7 +77,13 @@ GuestBenchmarkResult run_guest_benchmark(const GuestBenchmarkOptions& options) {
     try {
         GuestEnvironment env = GuestEnvironment::load();
         std::string modules_cache = env.cache_dir + "/modules";
-        fs::path tpm_dir = fs::path(env.tree) / "drivers/char/tpm";
+        device::DeviceRegistry registry = load_registry();
+        const device::DeviceEntry* entry = registry.find(options.device);
+        if (!entry) {
+            result.error = "no device '" + options.device + "' in " + registry_path();
+            return result;
+        }
+        result.device = *entry;
 
         progress("building i2c-virtio.ko");
         result.i2c_virtio_build =
@@ -86,14 +98,20 @@ GuestBenchmarkResult run_guest_benchmark(const GuestBenchmarkOptions& options) {
         }
 
         progress("building the driver under test");
-        std::vector<std::string> include_dirs = options.driver_include_dirs;
-        if (include_dirs.empty())
-            include_dirs.push_back(tpm_dir.string());
-        result.driver_build =
-            build_modules({{options.driver_source}, include_dirs, env.headers_dir, modules_cache});
+        ModuleBuildRequest driver = driver_build_request(
+            *entry, options.driver_root.empty() ? env.tree : options.driver_root,
+            options.driver_source);
+        driver.include_dirs.insert(driver.include_dirs.begin(), options.driver_include_dirs.begin(),
+                                   options.driver_include_dirs.end());
+        driver.headers_dir = env.headers_dir;
+        driver.cache_dir = modules_cache;
+        result.driver_sources = driver.sources;
+        result.driver_build = build_modules(driver);
         if (!result.driver_build.ok) {
-            result.error = "building " + options.driver_source + " failed:\n" +
-                           result.driver_build.error + "\n  log: " + result.driver_build.log_path;
+            std::string what =
+                options.driver_source.empty() ? entry->driver : options.driver_source;
+            result.error = "building " + what + " failed:\n" + result.driver_build.error +
+                           "\n  log: " + result.driver_build.log_path;
             return result;
         }
 
@@ -104,7 +122,8 @@ GuestBenchmarkResult run_guest_benchmark(const GuestBenchmarkOptions& options) {
         contents.extend_program = extend_executable();
         contents.modules = resolve_image_modules(modules_dir, default_guest_modules()).load_order;
         contents.modules.push_back(result.i2c_virtio_build.modules.front());
-        contents.modules.push_back(result.driver_build.modules.front());
+        contents.modules.insert(contents.modules.end(), result.driver_build.modules.begin(),
+                                result.driver_build.modules.end());
 
         GuestRunOptions run;
         run.initramfs = build_initramfs(contents, env.cache_dir + "/initramfs");
@@ -119,7 +138,9 @@ GuestBenchmarkResult run_guest_benchmark(const GuestBenchmarkOptions& options) {
             progress("note: " + kernel.note);
         run.kernel_image = kernel.image;
         run.tpmd = tpmd_executable();
-        run.profile = options.profile.empty() ? default_profile() : options.profile;
+        run.registry = registry_path();
+        run.device = *entry;
+        run.profile = options.profile.empty() ? entry->profile : options.profile;
         run.extends = options.extends;
         // Boot ~10 s under TCG; a historical driver at HZ=250 needs tens of ms per extend.
         run.timeout = options.timeout.count() > 0 ? options.timeout

@@ -1,9 +1,10 @@
-// The whole guest benchmark for one driver source: build i2c-virtio.ko and the driver under
-// test (cached), assemble the initramfs (cached), boot once with the emulated TPM, summarise
-// the per-extend times. `ksweep guest` is a thin shell around it; `ksweep validate` L4 runs it
-// per variant.
+// The whole guest benchmark for one device of the registry (qemu/devices.yaml): build
+// i2c-virtio.ko and the entry's modules from the driver's sources (cached), assemble the
+// initramfs (cached), boot once with the emulated TPM, summarise the per-extend times.
+// `ksweep guest` is a thin shell around it; `ksweep validate` L4 runs it per variant.
 #pragma once
 
+#include "device/device_registry.h"
 #include "guest/guest_stats.h"
 #include "guest/module_build.h"
 #include "guest/qemu_runner.h"
@@ -27,13 +28,21 @@ struct GuestEnvironment {
     static GuestEnvironment load();
 };
 
+// The device registry ksweep ships (qemu/devices.yaml). Throws device::RegistryError.
+device::DeviceRegistry load_registry();
+std::string registry_path();
+
 struct GuestBenchmarkOptions {
-    std::string driver_source; // the tpm_i2c_nuvoton.c to test (baseline, patched, historical)
-    // Where its "private" headers are when they are not beside it; default: the tree's
-    // drivers/char/tpm.
+    std::string device = "tpm_i2c_nuvoton"; // the registry entry to boot
+    // The tree (or a snapshot with its layout) whose copy of the entry's directory holds the
+    // driver's sources: baseline or patched; default: the setup's tree.
+    std::string driver_root;
+    // A file used instead of the tree's file of the same name (a historical or edited copy).
+    std::string driver_source;
+    // Where its "private" headers are when they are not beside it, before the tree's directory.
     std::vector<std::string> driver_include_dirs;
     std::uint32_t extends = 10;
-    std::string profile;             // default: default_profile()
+    std::string profile;             // default: the registry entry's
     std::chrono::seconds timeout{0}; // 0: a budget scaled to `extends`
     std::string run_dir;             // required
     bool trace = false;              // keep an I2C message trace in run_dir (GuestRunOptions)
@@ -41,14 +50,15 @@ struct GuestBenchmarkOptions {
 };
 
 struct GuestBenchmarkResult {
-    bool ok = false;   // built, booted, every extend succeeded, PCR matches
-    std::string error; // set when it did not get as far as a boot
+    bool ok = false;                         // built, booted, every extend succeeded, PCR matches
+    std::string error;                       // set when it did not get as far as a boot
+    device::DeviceEntry device;              // the registry entry that was booted
+    std::vector<std::string> driver_sources; // what its modules were built from
     ModuleBuildResult i2c_virtio_build, driver_build;
     GuestRunResult run;
     ExtendSummary summary;
 };
 
-std::string default_profile();
 // ksweep's own helper executables, found beside the ksweep binary's build.
 std::string tpmd_executable();
 std::string extend_executable();

@@ -10,7 +10,8 @@ std::string DeviceCounters::summary() const {
            std::to_string(malformed_requests) + " malformed requests";
 }
 
-std::optional<DeviceCounters> parse_device_stats(const std::string& json) {
+std::optional<DeviceCounters> parse_device_stats(const std::string& json,
+                                                 const std::string& benchmark_command) {
     try {
         // JSON is YAML 1.2 flow syntax: yaml-cpp (already a dependency) reads it.
         YAML::Node root = YAML::Load(json);
@@ -23,8 +24,8 @@ std::optional<DeviceCounters> parse_device_stats(const std::string& json) {
         c.nacks = count("nacks");
         c.protocol_errors = count("protocol_errors");
         c.malformed_requests = count("malformed_requests");
-        if (auto by_code = root["commands_by_code"]; by_code && by_code["TPM2_PCR_Extend"])
-            c.extends = by_code["TPM2_PCR_Extend"].as<long>();
+        if (auto by_code = root["commands_by_code"]; by_code && by_code[benchmark_command])
+            c.extends = by_code[benchmark_command].as<long>();
         return c;
     } catch (const YAML::Exception&) {
         return std::nullopt;

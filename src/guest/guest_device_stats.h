@@ -9,7 +9,7 @@ namespace ksweep::guest {
 
 struct DeviceCounters {
     long commands = 0;
-    long extends = 0;    // TPM2_PCR_Extend commands the chip executed
+    long extends = 0;    // benchmark commands (TPM2_PCR_Extend, TPM_Extend) the chip executed
     long violations = 0; // accesses that broke the profile's timing requirements
     long nacks = 0;
     long protocol_errors = 0; // register accesses the chip's protocol does not allow
@@ -20,6 +20,8 @@ struct DeviceCounters {
 };
 
 // nullopt if the text is not the stats object (the back end died before writing it).
-std::optional<DeviceCounters> parse_device_stats(const std::string& json);
+// `benchmark_command` is what `extends` counts.
+std::optional<DeviceCounters> parse_device_stats(const std::string& json,
+                                                 const std::string& benchmark_command);
 
 } // namespace ksweep::guest

@@ -37,6 +37,14 @@ std::optional<T> field(std::string_view text, std::string_view key, int base = 1
     return std::nullopt;
 }
 
+// A PCR value as tpm_extend prints it: a SHA-1 or SHA-256 digest in hex.
+std::optional<Bytes> pcr_digest(std::string_view hex) {
+    auto bytes = bytes_from_hex(hex);
+    if (bytes && (bytes->size() == 20 || bytes->size() == 32))
+        return bytes;
+    return std::nullopt;
+}
+
 } // namespace
 
 std::string GuestReport::last_phase() const {
@@ -105,9 +113,9 @@ void GuestOutputParser::on_extend(std::string_view rest) {
     } else if (consume(rest, "reset ")) {
         report_.reset_rc = field<std::uint32_t>(rest, "rc=", 16);
     } else if (consume(rest, "pcr16-initial ")) {
-        report_.pcr_initial = digest_from_hex(rest);
+        report_.pcr_initial = pcr_digest(rest);
     } else if (consume(rest, "pcr16-final ")) {
-        report_.pcr_final = digest_from_hex(rest);
+        report_.pcr_final = pcr_digest(rest);
     } else if (consume(rest, "end ")) {
         report_.ended = true;
     } else if (consume(rest, "error ")) {

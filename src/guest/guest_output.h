@@ -15,7 +15,7 @@ namespace ksweep::guest {
 
 struct ExtendSample {
     std::uint32_t index = 0;
-    std::int64_t ns = 0;  // one TPM2_PCR_Extend round trip through /dev/tpm0
+    std::int64_t ns = 0;  // one extend round trip through /dev/tpm0
     std::uint32_t rc = 0; // TPM response code; bit 31 set: the exchange itself failed
 };
 
@@ -27,7 +27,7 @@ struct GuestReport {
     std::optional<int> tpm_version;         // /dev/tpm0's TPM major version (1 or 2)
     std::optional<std::uint32_t> requested; // "begin n=N"
     std::optional<std::uint32_t> reset_rc;
-    std::optional<Sha256Digest> pcr_initial, pcr_final;
+    std::optional<Bytes> pcr_initial, pcr_final; // PCR 16, in the benchmark's bank
     std::vector<ExtendSample> samples;
     bool ended = false; // "end ok=.. failed=.." seen
     bool powered_off = false;

@@ -12,15 +12,26 @@
 
 namespace ksweep::guest {
 
+// One module of several objects, as the tree's Makefile makes it.
+struct KbuildTarget {
+    std::string name;               // "tpm_st33zp24"
+    std::vector<std::string> lines; // its Makefile lines: "tpm_st33zp24-objs = st33zp24.o", flags
+};
+
 struct ModuleBuildRequest {
-    // Driver .c files; each builds one module named after its file (i2c-virtio.c ->
-    // i2c-virtio.ko).
+    // Driver .c files; without `targets` each builds one module named after its file
+    // (i2c-virtio.c -> i2c-virtio.ko).
     std::vector<std::string> sources;
     // Where #include "..." files are looked for after the including file's own directory
     // (e.g. the tree's drivers/char/tpm when the source is a patched copy elsewhere).
     std::vector<std::string> include_dirs;
     std::string headers_dir;
     std::string cache_dir;
+    // Where the sources sit inside the build ("drivers/char/tpm/st33zp24"), so that an include of
+    // "../tpm.h" finds its copy where the tree has it; "": at the top.
+    std::string subdir = {};
+    // The modules to build from the sources, in load order; empty: one per source.
+    std::vector<KbuildTarget> targets = {};
 };
 
 struct ModuleBuildResult {
@@ -28,7 +39,7 @@ struct ModuleBuildResult {
     bool cached = false;               // found in the cache, make did not run
     std::string dir;                   // the build directory (sources, Kbuild, build.log)
     std::string log_path;              // make's output
-    std::vector<std::string> modules;  // .ko paths, in the order of the sources
+    std::vector<std::string> modules;  // .ko paths, in the order of the targets (or sources)
     std::vector<std::string> warnings; // compiler and modpost warning lines
     std::string error;                 // why it failed: the error lines, or what was missing
 };

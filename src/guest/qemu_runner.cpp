@@ -4,6 +4,7 @@
 #include "core/process.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <poll.h>
@@ -84,7 +85,16 @@ void judge(GuestRunResult& r, const GuestRunOptions& options) {
                     errors;
         return;
     }
-    r.pcr = check_pcr(*report.pcr_initial, *report.pcr_final,
+    const std::string& bank = options.device.benchmark.pcr_bank;
+    size_t size = pcr_digest_size(bank);
+    if (report.pcr_initial->size() != size || report.pcr_final->size() != size) {
+        r.outcome = GuestOutcome::guest_failed;
+        r.message = "the guest read a " + std::to_string(report.pcr_final->size()) +
+                    "-byte PCR 16, but the " + bank + " bank the registry names has " +
+                    std::to_string(size) + "-byte digests";
+        return;
+    }
+    r.pcr = check_pcr(bank, *report.pcr_initial, *report.pcr_final,
                       static_cast<std::uint32_t>(report.samples.size()));
     r.outcome = r.pcr->passed ? GuestOutcome::passed : GuestOutcome::pcr_mismatch;
     r.message = r.pcr->message;
@@ -124,8 +134,11 @@ std::vector<std::string> qemu_command(const GuestRunOptions& o, const std::strin
     add({"-icount", "shift=0"});
     add({"-nographic", "-no-reboot", "-nic", "none"});
     add({"-kernel", o.kernel_image, "-initrd", o.initramfs});
+    char address[8];
+    std::snprintf(address, sizeof address, "0x%02x", o.device.i2c_address);
     add({"-append", "console=ttyS0 quiet panic=-1 ksweep.n=" + std::to_string(o.extends) +
-                        " ksweep.device=" + o.i2c_device + " ksweep.addr=" + o.i2c_address});
+                        " ksweep.device=" + o.device.i2c_device_id + " ksweep.addr=" + address +
+                        " ksweep.tpm=" + device::to_string(o.device.tpm)});
     // vhost-user needs guest memory the back end can map.
     add({"-object", "memory-backend-memfd,id=mem,size=" + memory + "M,share=on"});
     add({"-numa", "node,memdev=mem"});
@@ -154,8 +167,9 @@ GuestRunResult run_guest(const GuestRunOptions& options) {
 
     progress("starting ksweep-tpmd");
     std::vector<std::string> backend_args{
-        options.tpmd,       "--socket", socket,       "--profile", options.profile, "--state-dir",
-        state_dir.string(), "--stats",  r.stats_path, "--log",     r.backend_log};
+        options.tpmd,       "--registry", options.registry, "--device",      options.device.driver,
+        "--socket",         socket,       "--profile",      options.profile, "--state-dir",
+        state_dir.string(), "--stats",    r.stats_path,     "--log",         r.backend_log};
     if (options.trace) {
         r.trace_log = (dir / "i2c-trace.log").string();
         backend_args.insert(backend_args.end(), {"--trace", r.trace_log});
@@ -225,7 +239,7 @@ GuestRunResult run_guest(const GuestRunOptions& options) {
     backend.read_available(r.backend_output);
     std::ofstream(dir / "tpmd.out") << r.backend_output;
     r.stats = read_file(r.stats_path).value_or("");
-    r.device = parse_device_stats(r.stats);
+    r.device = parse_device_stats(r.stats, options.device.benchmark.command);
     r.report = parser.report();
 
     if (timed_out) {

@@ -1,9 +1,10 @@
-// One validation boot: start ksweep-tpmd (the emulated Nuvoton I2C TPM behind
+// One validation boot: start ksweep-tpmd (the emulated I2C TPM the device registry names, behind
 // vhost-user-i2c), boot Debian's stock kernel with the guest initramfs in QEMU under TCG, read
 // the guest's console until it powers off or the timeout kills it, then check the final PCR
 // against the host's hash chain. Every log stays in the run directory.
 #pragma once
 
+#include "device/device_registry.h"
 #include "guest/guest_device_stats.h"
 #include "guest/guest_output.h"
 #include "guest/pcr_check.h"
@@ -21,11 +22,12 @@ struct GuestRunOptions {
     std::string qemu = "qemu-system-x86_64";
     std::string kernel_image; // guest_kernel(): the PVH vmlinux, or /boot/vmlinuz-<release>
     std::string initramfs;
-    std::string tpmd;    // the ksweep-tpmd executable
+    std::string tpmd;     // the ksweep-tpmd executable
+    std::string registry; // the device registry it reads (qemu/devices.yaml)
+    // The registry entry: the model ksweep-tpmd runs, what the guest binds and benchmarks.
+    device::DeviceEntry device;
     std::string profile; // its device profile (qemu/profiles/*.yaml)
     std::uint32_t extends = 10;
-    std::string i2c_device = "tpm2_i2c_nuvoton";
-    std::string i2c_address = "0x2e";
     int memory_mb = 512;
     std::chrono::seconds timeout{300}; // the whole boot, from QEMU's start
     std::string run_dir;               // created if missing; logs, socket and TPM state go here

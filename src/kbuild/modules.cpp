@@ -139,6 +139,35 @@ std::optional<KbuildModule> find_module(const std::string& root, const std::stri
     return std::nullopt;
 }
 
+std::optional<KbuildModule> find_module_named(const std::string& root, const std::string& directory,
+                                              const std::string& name, FileReader read) {
+    for (const char* makefile : {"Makefile", "Kbuild"}) {
+        auto text = read(root, (fs::path(directory) / makefile).string());
+        if (!text)
+            continue;
+        if (auto m = module_in_makefile(*text, name + ".o"); m && m->name == name) {
+            m->directory = directory;
+            return m;
+        }
+    }
+    return std::nullopt;
+}
+
+std::vector<std::string> module_objects(const KbuildModule& module) {
+    std::string lines;
+    for (const auto& line : module.kbuild_lines)
+        lines += line + "\n";
+    std::vector<std::string> objects;
+    for (const auto& a : parse_kbuild_makefile(lines))
+        if (a.target == module.name)
+            for (const auto& word : a.words)
+                if (word.size() > 2 && word.compare(word.size() - 2, 2, ".o") == 0)
+                    objects.push_back(word);
+    if (objects.empty())
+        objects.push_back(module.name + ".o");
+    return objects;
+}
+
 KernelConfig parse_kernel_config(std::string_view text) {
     KernelConfig config;
     std::istringstream in{std::string(text)};

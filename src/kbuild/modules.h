@@ -46,6 +46,15 @@ using FileReader = std::optional<std::string> (*)(const std::string& root, const
 std::optional<KbuildModule> find_module(const std::string& root, const std::string& source,
                                         FileReader read);
 
+// The module called `name` ("tpm_st33zp24") that the Makefile (or Kbuild) of tree-relative
+// `directory` defines; nullopt when it defines none of that name.
+std::optional<KbuildModule> find_module_named(const std::string& root, const std::string& directory,
+                                              const std::string& name, FileReader read);
+
+// The objects a module links, relative to its directory: its composite lists (conditions taken
+// as enabled), or "<name>.o" for a module of one file.
+std::vector<std::string> module_objects(const KbuildModule& module);
+
 using KernelConfig = std::map<std::string, std::string>; // CONFIG_X -> "m", "y", "\"str\"", ...
 
 // A .config or include/config/auto.conf; "# CONFIG_X is not set" lines leave X out.

@@ -46,6 +46,8 @@ void read_device(const std::string& path, const YAML::Node& device, PatchMeasure
     const YAML::Node base = variants["baseline"], patched = variants["patched"];
     m->driver = optional_field<std::string>(path, device, "driver", "a string");
     m->extends = optional_field<int>(path, device, "extends", "an integer");
+    if (device["command"])
+        m->command = optional_field<std::string>(path, device, "command", "a string");
     m->baseline_median_us = optional_field<double>(path, base, "median_us", "a number");
     m->patched_median_us = optional_field<double>(path, patched, "median_us", "a number");
     m->baseline_boots = optional_field<int>(path, base, "boots", "an integer");
@@ -122,8 +124,8 @@ std::string describe(const PatchMeasurement& m, const ValidationReport& report) 
         where += " with Linux " + report.kernel_release;
     if (report.config_hz > 0)
         where += " (HZ=" + std::to_string(report.config_hz) + ")";
-    std::string s = where + " and an emulated device for " + m.driver +
-                    ": the median TPM2_PCR_Extend round trip through /dev/tpm0 went from " +
+    std::string s = where + " and an emulated device for " + m.driver + ": the median " +
+                    m.command + " round trip through /dev/tpm0 went from " +
                     number(m.baseline_median_us / 1000) + " ms to " +
                     number(m.patched_median_us / 1000) + " ms";
     if (m.extends > 0 && m.baseline_boots > 0 && m.patched_boots > 0)

@@ -19,7 +19,8 @@ struct PatchMeasurement {
     // L4: the first device model that ran for the patch (measured false when none did).
     bool measured = false;
     std::string driver;
-    int extends = 0; // TPM2_PCR_Extend commands per boot
+    int extends = 0;                         // benchmark commands per boot
+    std::string command = "TPM2_PCR_Extend"; // what one extend is (reports before it was named)
     int baseline_boots = 0, patched_boots = 0;
     double baseline_median_us = 0, patched_median_us = 0;
 };

@@ -15,17 +15,9 @@ namespace fs = std::filesystem;
 
 namespace ksweep::validate {
 
-using namespace ksweep::kbuild;
-
 using namespace ksweep::guest;
 
 namespace {
-
-// Which requirement each ksweep-tpmd counter checks (src/device/nuvoton_tpm_stats.h).
-constexpr std::pair<const char*, const char*> kViolationCounters[] = {
-    {"status_gap_violations", "min_status_gap"},
-    {"poll_interval_violations", "min_poll_interval"},
-};
 
 std::string microseconds(device::Duration d) {
     return std::to_string(std::chrono::duration_cast<std::chrono::microseconds>(d).count()) + " us";
@@ -49,30 +41,15 @@ std::string join(const std::map<std::string, unsigned long long>& violations,
 
 } // namespace
 
-const std::vector<DeviceModel>& device_models() {
-    static const std::vector<DeviceModel> models{
-        {"tpm_i2c_nuvoton", "qemu/profiles/nuvoton_npct_default.yaml",
-         "tpm2_i2c_nuvoton at 0x2e on virtio I2C, ksweep-tpmd (libtpms)"},
-    };
-    return models;
-}
-
-const DeviceModel* find_device_model(const std::string& driver) {
-    for (const auto& model : device_models())
-        if (driver == model.driver)
-            return &model;
-    return nullptr;
-}
-
 std::map<std::string, unsigned long long> requirement_violations(const std::string& stats_json) {
     std::map<std::string, unsigned long long> out;
     if (stats_json.empty())
         return out;
     YAML::Node root = YAML::Load(stats_json); // JSON is YAML's flow style
-    for (const auto& [counter, requirement] : kViolationCounters)
-        if (root[counter])
-            if (auto n = root[counter].as<unsigned long long>())
-                out[requirement] = n;
+    for (const auto& info : device::requirement_table())
+        if (root[info.counter])
+            if (auto n = root[info.counter].as<unsigned long long>())
+                out[info.name] = n;
     return out;
 }
 
@@ -80,10 +57,8 @@ std::map<std::string, std::string> profile_requirements(const std::string& profi
     std::map<std::string, std::string> out;
     try {
         device::DeviceProfile profile = device::load_device_profile(profile_path);
-        if (profile.requirements.min_status_gap)
-            out["min_status_gap"] = microseconds(*profile.requirements.min_status_gap);
-        if (profile.requirements.min_poll_interval)
-            out["min_poll_interval"] = microseconds(*profile.requirements.min_poll_interval);
+        for (device::Requirement r : device::stated_requirements(profile.requirements))
+            out[device::requirement_info(r).name] = microseconds(*profile.requirements.get(r));
     } catch (const std::exception&) {
     }
     return out;
@@ -131,18 +106,18 @@ void judge_device_run(const DeviceRun& run, LevelResult& level) {
     level.details.insert(level.details.end(), problems.begin(), problems.end());
 }
 
-DeviceRun run_device_level(const DeviceModel& model, const KbuildModule& module,
-                           const SourceSnapshot& baseline, const SourceSnapshot& patched,
-                           const DeviceRunOptions& options, LevelResult& level) {
+DeviceRun run_device_level(const device::DeviceEntry& device, const SourceSnapshot& baseline,
+                           const SourceSnapshot& patched, const DeviceRunOptions& options,
+                           LevelResult& level) {
     DeviceRun run;
-    run.driver = model.driver;
-    run.profile = options.profile.empty() ? std::string(KSWEEP_SOURCE_DIR "/") + model.profile
-                                          : options.profile;
+    run.driver = device.driver;
+    run.command = device.benchmark.command;
+    run.pcr_bank = device.benchmark.pcr_bank;
+    run.profile = options.profile.empty() ? device.profile : options.profile;
     run.requirements = profile_requirements(run.profile);
     run.extends = options.extends;
 
     fs::path work = options.work_dir;
-    std::string source_rel = module.directory + "/" + module.name + ".c";
     for (const auto& [variant, files] : {std::pair{"baseline", &baseline}, {"patched", &patched}})
         write_snapshot(*files, work / variant);
 
@@ -150,8 +125,8 @@ DeviceRun run_device_level(const DeviceModel& model, const KbuildModule& module,
     for (int boot = 1; boot <= options.boots; ++boot) {
         for (const char* variant : {"baseline", "patched"}) {
             GuestBenchmarkOptions bench;
-            bench.driver_source = (work / variant / source_rel).string();
-            bench.driver_include_dirs = {(work / variant / module.directory).string()};
+            bench.device = device.driver;
+            bench.driver_root = (work / variant).string();
             bench.extends = options.extends;
             bench.profile = run.profile;
             bench.run_dir = (work / ("boot-" + std::to_string(boot) + "-" + variant)).string();

@@ -1,7 +1,10 @@
 // L4: drivers that have an emulated device boot in QEMU, baseline and patched alternately,
 // and are timed, PCR-checked and held to the device profile's timing requirements.
+// Which patches boot which device comes from the device registry (qemu/devices.yaml, read through
+// guest::load_registry()): a patch to any module an entry loads boots that entry.
 #pragma once
 
+#include "device/device_registry.h"
 #include "validate/levels_module_build.h"
 #include "validate/validate_report.h"
 
@@ -10,16 +13,6 @@
 #include <vector>
 
 namespace ksweep::validate {
-
-// A driver ksweep can boot against an emulated device: the registry grows one entry per model.
-struct DeviceModel {
-    const char* driver;       // module name, "tpm_i2c_nuvoton"
-    const char* profile;      // default profile, relative to the source dir (qemu/profiles/...)
-    const char* guest_device; // what the guest instantiates: "tpm2_i2c_nuvoton at 0x2e"
-};
-
-const DeviceModel* find_device_model(const std::string& driver);
-const std::vector<DeviceModel>& device_models();
 
 // "status_gap_violations" in ksweep-tpmd's stats JSON -> "min_status_gap": the profile's
 // requirement each counter checks. Counters that are zero are left out.
@@ -43,12 +36,13 @@ struct DeviceRunOptions {
 // with its interval and Mann-Whitney p-value.
 void judge_device_run(const DeviceRun& run, LevelResult& level);
 
-// Boots baseline, patched, baseline, patched... (`boots` of each) with the module's sources as
-// snapshotted; fills a DeviceRun with every sample, violations and the summaries, and sets
-// `level` (passed, or failed with the reason: a failed boot, a PCR mismatch, a broken
-// requirement (which, how often, which variant) or a slowdown).
-DeviceRun run_device_level(const DeviceModel& model, const kbuild::KbuildModule& module,
-                           const SourceSnapshot& baseline, const SourceSnapshot& patched,
-                           const DeviceRunOptions& options, LevelResult& level);
+// Boots baseline, patched, baseline, patched... (`boots` of each) with the device's modules
+// built from the snapshots (taken of the patch's module directory, which holds the entry's
+// modules); fills a DeviceRun with every sample, violations and the summaries, and sets `level`
+// (passed, or failed with the reason: a failed boot, a PCR mismatch, a broken requirement
+// (which, how often, which variant) or a slowdown).
+DeviceRun run_device_level(const device::DeviceEntry& device, const SourceSnapshot& baseline,
+                           const SourceSnapshot& patched, const DeviceRunOptions& options,
+                           LevelResult& level);
 
 } // namespace ksweep::validate

@@ -125,7 +125,8 @@ void write_boot(std::ostringstream& js, const BootRun& b, bool last) {
 }
 
 void write_device(std::ostringstream& js, const DeviceRun& run, bool last) {
-    js << "        {\"driver\": " << quote(run.driver) << ", \"profile\": " << quote(run.profile)
+    js << "        {\"driver\": " << quote(run.driver) << ", \"command\": " << quote(run.command)
+       << ", \"pcr_bank\": " << quote(run.pcr_bank) << ", \"profile\": " << quote(run.profile)
        << ", \"requirements\": " << strings_object(run.requirements)
        << ", \"extends\": " << run.extends << ", \"median_ratio\": " << number(run.median_ratio)
        << ", \"median_ratio_low\": "

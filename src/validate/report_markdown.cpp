@@ -76,7 +76,7 @@ std::string violations_text(const std::map<std::string, unsigned long long>& vio
 void write_device_run(std::ostringstream& md, const PatchResult& patch, const DeviceRun& run,
                       const std::string& chart) {
     md << "\n### Patch " << patch.number << ", " << run.driver << " in QEMU\n\n"
-       << run.extends << " TPM2_PCR_Extend per boot, boots interleaved baseline/patched, "
+       << run.extends << " " << run.command << " per boot, boots interleaved baseline/patched, "
        << "device profile `" << run.profile << "`";
     if (!run.requirements.empty()) {
         md << " (requirements:";

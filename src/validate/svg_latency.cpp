@@ -188,7 +188,7 @@ std::string render_latency_svg(const DeviceRun& run, const std::string& title) {
             << "\" text-anchor=\"middle\">" << tick_label(t) << "</text>\n";
     }
     svg << "<text class=\"xlabel\" x=\"" << (plot_x0 + plot_x1) / 2 << "\" y=\"" << kHeight - 22
-        << "\" text-anchor=\"middle\">time of one TPM2_PCR_Extend through "
+        << "\" text-anchor=\"middle\">time of one " << run.command << " through "
         << "/dev/tpm0 (log scale)</text>\n"
         << "<text class=\"ylabel\" transform=\"translate(24," << (plot_y0 + plot_y1) / 2
         << ") rotate(-90)\" text-anchor=\"middle\">% of the variant's extends</text>\n";

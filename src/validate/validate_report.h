@@ -71,7 +71,9 @@ struct VariantSummary {
 
 // L4 of one driver: both variants, interleaved boots, and the verdict.
 struct DeviceRun {
-    std::string driver;                              // "tpm_i2c_nuvoton"
+    std::string driver;                              // the device registry entry booted
+    std::string command = "TPM2_PCR_Extend";         // what one extend is (the benchmark)
+    std::string pcr_bank = "sha256";                 // the chain PCR 16 was checked against
     std::string profile;                             // path of the device profile
     std::map<std::string, std::string> requirements; // name -> "1000 us", from the profile
     std::uint32_t extends = 0;

@@ -361,10 +361,20 @@ void SeriesValidator::level_device(PatchResult& result, const std::vector<Kbuild
                                    const Snapshots& snaps) {
     LevelResult& level = result.levels[3];
     auto start = Clock::now();
+    std::optional<device::DeviceRegistry> registry;
+    try {
+        registry = load_registry();
+    } catch (const std::exception& e) {
+        level.status = LevelStatus::failed;
+        level.message = std::string("cannot read the device registry: ") + e.what();
+        return;
+    }
     std::vector<std::string> without_model;
+    std::set<std::string> booted; // two modules of one device (st33zp24.c and i2c.c) boot once
     for (size_t i = 0; i < modules.size(); ++i) {
-        const DeviceModel* model = find_device_model(modules[i].name);
-        if (!model) {
+        const device::DeviceEntry* device =
+            registry->for_module(modules[i].name, modules[i].directory);
+        if (!device) {
             without_model.push_back(modules[i].name);
             continue;
         }
@@ -373,6 +383,8 @@ void SeriesValidator::level_device(PatchResult& result, const std::vector<Kbuild
             level.message = "L3 failed for " + modules[i].name;
             return;
         }
+        if (!booted.insert(device->driver).second)
+            continue;
         DeviceRunOptions run;
         run.boots = options_.boots;
         run.extends = options_.extends;
@@ -382,7 +394,7 @@ void SeriesValidator::level_device(PatchResult& result, const std::vector<Kbuild
         run.on_progress = [this](const std::string& what) { progress("  L4: " + what); };
         LevelResult one;
         result.devices.push_back(
-            run_device_level(*model, modules[i], snaps.baseline[i], snaps.patched[i], run, one));
+            run_device_level(*device, snaps.baseline[i], snaps.patched[i], run, one));
         // The first failure decides the level; passes accumulate in the message.
         if (level.status != LevelStatus::failed) {
             level.status = one.status;
@@ -467,8 +479,8 @@ ReportFiles write_report_files(const ValidationReport& report, const std::string
     for (const auto& patch : report.patches)
         for (const auto& run : patch.devices) {
             std::string name = "patch-" + std::to_string(patch.number) + "-" + run.driver + ".svg";
-            std::string title = "Patch " + std::to_string(patch.number) + ", " + run.driver +
-                                ": TPM2_PCR_Extend latency, baseline vs patched";
+            std::string title = "Patch " + std::to_string(patch.number) + ", " + run.driver + ": " +
+                                run.command + " latency, baseline vs patched";
             fs::path svg = fs::path(dir) / name;
             std::ofstream(svg) << render_latency_svg(run, title);
             files.charts.push_back(svg.string());

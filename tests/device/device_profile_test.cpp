@@ -1,5 +1,6 @@
 // Device profiles: the shipped ones load, and mistakes are reported with file:line:col.
 #include "device/device_profile.h"
+#include "yaml_error_expect.h"
 
 #include <gtest/gtest.h>
 
@@ -15,7 +16,7 @@ std::string profile_path(const char* name) {
 TEST(DeviceProfileTest, DefaultProfileMakesExtendsTakeMilliseconds) {
     auto p = load_device_profile(profile_path("nuvoton_npct_default.yaml"));
     EXPECT_EQ(p.name, "nuvoton_npct_default");
-    EXPECT_GE(p.execution_time(*tpm2_command_code("TPM2_PCR_Extend")), 1ms);
+    EXPECT_GE(p.execution_time(*tpm_command_code("TPM2_PCR_Extend")), 1ms);
     EXPECT_EQ(p.execution_time(0x12345), p.default_command_time);
     EXPECT_EQ(p.bus_byte_time, 22500ns);
     EXPECT_FALSE(p.requirements.min_status_gap);
@@ -42,15 +43,31 @@ TEST(DeviceProfileTest, CommandsByNameOrNumber) {
     EXPECT_EQ(p.execution_time(0x144), 10us);
 }
 
+TEST(DeviceProfileTest, Tpm12OrdinalsByName) {
+    auto p = parse_device_profile("name: x\ncommands:\n  default_us: 10\n  TPM_Extend: 3000\n"
+                                  "  TPM_ContinueSelfTest: 20000\n",
+                                  "p.yaml");
+    EXPECT_EQ(p.execution_time(0x14), 3ms);
+    EXPECT_EQ(p.execution_time(0x53), 20ms);
+    EXPECT_EQ(tpm_command_name(0x14), "TPM_Extend");
+    EXPECT_EQ(tpm_command_name(0x182), "TPM2_PCR_Extend");
+    EXPECT_EQ(tpm_command_name(0x12345), "0x00012345");
+}
+
+TEST(DeviceProfileTest, StatedRequirementsInTableOrder) {
+    auto p = load_device_profile(profile_path("nuvoton_strict_timing.yaml"));
+    EXPECT_EQ(
+        stated_requirements(p.requirements),
+        (std::vector<Requirement>{Requirement::min_status_gap, Requirement::min_poll_interval}));
+    EXPECT_TRUE(stated_requirements(TimingRequirements{}).empty());
+    EXPECT_STREQ(requirement_info(Requirement::min_poll_interval).counter,
+                 "poll_interval_violations");
+}
+
 void expect_error(const std::string& yaml, const std::string& where, const std::string& what) {
-    try {
-        parse_device_profile(yaml, "p.yaml");
-        ADD_FAILURE() << "accepted: " << yaml;
-    } catch (const ProfileError& e) {
-        std::string msg = e.what();
-        EXPECT_EQ(msg.rfind("p.yaml:" + where + ": ", 0), 0u) << msg;
-        EXPECT_NE(msg.find(what), std::string::npos) << msg;
-    }
+    testing::expect_yaml_error<ProfileError>(
+        [](const std::string& text) { parse_device_profile(text, "p.yaml"); }, "p.yaml", yaml,
+        where, what);
 }
 
 TEST(DeviceProfileTest, ErrorsPointAtTheProblem) {

@@ -7,6 +7,7 @@
 
 #include "device/i2c_bus.h"
 #include "device/nuvoton_tpm.h"
+#include "scripted_tpm.h"
 
 #include <chrono>
 #include <optional>
@@ -189,17 +190,6 @@ class NuvotonDriverSim {
     std::chrono::microseconds long_delay_ = 10150us; // usleep_range(10000, 10300)
     bool sleep_after_status_write_ = false;
     int polls_ = 0;
-};
-
-// A TPM that answers every command with a fixed response, recording what it was sent.
-class ScriptedTpm final : public TpmEngine {
-  public:
-    std::vector<uint8_t> execute(std::span<const uint8_t> command) override {
-        commands.emplace_back(command.begin(), command.end());
-        return response;
-    }
-    std::vector<std::vector<uint8_t>> commands;
-    std::vector<uint8_t> response = {0x80, 0x01, 0, 0, 0, 10, 0, 0, 0, 0};
 };
 
 } // namespace ksweep::device::testing

@@ -54,7 +54,7 @@ struct LibtpmsTest : ::testing::Test {
 
     void SetUp() override {
         std::string error;
-        engine = LibtpmsEngine::start(state_dir, error);
+        engine = LibtpmsEngine::start(state_dir, TpmFamily::tpm20, error);
         ASSERT_TRUE(engine) << error;
     }
 };
@@ -70,7 +70,7 @@ TEST_F(LibtpmsTest, StateLivesInTheStateDirectory) {
 
 TEST_F(LibtpmsTest, OnlyOneEnginePerProcess) {
     std::string error;
-    EXPECT_FALSE(LibtpmsEngine::start(state_dir, error));
+    EXPECT_FALSE(LibtpmsEngine::start(state_dir, TpmFamily::tpm20, error));
     EXPECT_NE(error.find("already running"), std::string::npos);
 }
 
@@ -118,6 +118,34 @@ TEST_F(LibtpmsTest, PcrExtendThroughTheRegisterProtocolMatchesTheHashChain) {
     EXPECT_EQ(tpm.stats().commands, 5u);
     EXPECT_EQ(tpm.stats().commands_by_code.at(0x182), 3u);
     EXPECT_EQ(tpm.stats().protocol_errors, 0u);
+}
+
+// A TPM 1.2 engine is started the way platform firmware starts the chip, before the guest sees
+// it: a second TPM_Startup is refused as TPM_INVALID_POSTINIT, and PCR commands work at once.
+TEST(Libtpms12Test, StartsInTpm12ModeWithStartupClearDone) {
+    TempDir tmp{"ksweep-tpm12"};
+    std::string error;
+    auto engine = LibtpmsEngine::start(tmp.path(), TpmFamily::tpm12, error);
+    ASSERT_TRUE(engine) << error;
+    const std::vector<uint8_t> startup = {0x00, 0xc1, 0, 0, 0, 12, 0, 0, 0, 0x99, 0, 1};
+    auto rsp = engine->execute(startup);
+    EXPECT_EQ(rsp[1], 0xc4) << "a TPM 1.2 response tag";
+    EXPECT_EQ(response_code(rsp), 0x26u) << "TPM_INVALID_POSTINIT: already started";
+    const std::vector<uint8_t> pcr_read = {0x00, 0xc1, 0, 0, 0, 14, 0, 0, 0, 0x15, 0, 0, 0, 16};
+    rsp = engine->execute(pcr_read);
+    EXPECT_EQ(response_code(rsp), 0u);
+    EXPECT_EQ(rsp.size(), 30u) << "header and a SHA-1 PCR value";
+    bool found = false;
+    for (const auto& entry : fs::directory_iterator(tmp.path()))
+        found |= entry.path().filename().string().starts_with("tpm12-");
+    EXPECT_TRUE(found);
+}
+
+TEST(TpmErrorResponse, TagFollowsTheFamily) {
+    EXPECT_EQ(tpm_error_response(TpmFamily::tpm20, 0x101),
+              (std::vector<uint8_t>{0x80, 0x01, 0, 0, 0, 10, 0, 0, 0x01, 0x01}));
+    EXPECT_EQ(tpm_error_response(TpmFamily::tpm12, 0x09),
+              (std::vector<uint8_t>{0x00, 0xc4, 0, 0, 0, 10, 0, 0, 0, 0x09}));
 }
 
 } // namespace

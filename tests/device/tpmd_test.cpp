@@ -66,10 +66,11 @@ struct TpmdTest : ::testing::Test {
         out = o[0];
         err = e[0];
     }
-    void spawn_default(const std::string& profile = "nuvoton_npct_default.yaml") {
-        spawn({"--socket", socket(), "--profile",
-               std::string(KSWEEP_SOURCE_DIR) + "/qemu/profiles/" + profile, "--state-dir",
-               dir / "state", "--stats", stats(), "--log", log()});
+    static std::string registry() { return std::string(KSWEEP_SOURCE_DIR) + "/qemu/devices.yaml"; }
+    // The Nuvoton device of the registry, with its default profile.
+    void spawn_default() {
+        spawn({"--registry", registry(), "--device", "tpm_i2c_nuvoton", "--socket", socket(),
+               "--state-dir", dir / "state", "--stats", stats(), "--log", log()});
     }
     std::string read_all(int fd) {
         std::string s;
@@ -131,6 +132,8 @@ TEST_F(TpmdTest, ServesTheProbeAndWritesStatsOnSigterm) {
     EXPECT_NE(json.find("\"virtio_requests\": 2"), std::string::npos) << json;
     EXPECT_NE(json.find("\"violations\": 0"), std::string::npos) << json;
     std::string text = slurp(log());
+    EXPECT_NE(text.find("tpm_i2c_nuvoton: model nuvoton, TPM 2.0 at 0x2e"), std::string::npos)
+        << text;
     EXPECT_NE(text.find("stopping on signal"), std::string::npos) << text;
     EXPECT_NE(text.find("stats: commands=0"), std::string::npos) << text;
     EXPECT_FALSE(fs::exists(socket())) << "the socket is removed on exit";
@@ -147,8 +150,8 @@ TEST_F(TpmdTest, ExitsWithStatsWhenTheVmmDisconnects) {
 
 TEST_F(TpmdTest, TraceHasEveryMessageWithItsTimeAndBytes) {
     fs::path trace = dir / "i2c-trace.log";
-    spawn({"--socket", socket(), "--profile",
-           std::string(KSWEEP_SOURCE_DIR) + "/qemu/profiles/nuvoton_npct_default.yaml",
+    spawn({"--registry", registry(), "--device", "tpm_i2c_nuvoton", "--socket", socket(),
+           "--profile", std::string(KSWEEP_SOURCE_DIR) + "/qemu/profiles/nuvoton_npct_default.yaml",
            "--state-dir", dir / "state", "--stats", stats(), "--trace", trace});
     ASSERT_EQ(read_line(out), "ready");
     probe_then_sigterm();
@@ -161,12 +164,32 @@ TEST_F(TpmdTest, TraceHasEveryMessageWithItsTimeAndBytes) {
 TEST_F(TpmdTest, BrokenProfileIsReportedWithItsLocation) {
     fs::path profile = dir / "bad.yaml";
     std::ofstream(profile) << "name: bad\ncommands:\n  default_us: 1\n  TPM2_Bogus: 4\n";
-    spawn({"--socket", socket(), "--profile", profile, "--state-dir", dir / "state", "--stats",
-           stats()});
+    spawn({"--registry", registry(), "--device", "tpm_i2c_nuvoton", "--socket", socket(),
+           "--profile", profile, "--state-dir", dir / "state", "--stats", stats()});
     EXPECT_EQ(wait_exit(), 2);
     std::string message = read_all(err);
     EXPECT_NE(message.find(profile.string() + ":4:3:"), std::string::npos) << message;
     EXPECT_EQ(read_all(out), "") << "never ready";
+}
+
+TEST_F(TpmdTest, BrokenRegistryIsReportedWithItsLocation) {
+    fs::path bad = dir / "devices.yaml";
+    std::ofstream(bad) << "devices:\n  tpm_x:\n    modle: nuvoton\n";
+    spawn({"--registry", bad, "--device", "tpm_x", "--socket", socket(), "--state-dir",
+           dir / "state", "--stats", stats()});
+    EXPECT_EQ(wait_exit(), 2);
+    std::string message = read_all(err);
+    EXPECT_NE(message.find(bad.string() + ":3:5: unknown key 'modle'"), std::string::npos)
+        << message;
+}
+
+TEST_F(TpmdTest, UnknownDeviceNamesTheOnesThereAre) {
+    spawn({"--registry", registry(), "--device", "tpm_atmel", "--socket", socket(), "--state-dir",
+           dir / "state", "--stats", stats()});
+    EXPECT_EQ(wait_exit(), 2);
+    std::string message = read_all(err);
+    EXPECT_NE(message.find("no device 'tpm_atmel'"), std::string::npos) << message;
+    EXPECT_NE(message.find("tpm_i2c_nuvoton"), std::string::npos) << message;
 }
 
 TEST_F(TpmdTest, MissingFlagsAreAUsageError) {

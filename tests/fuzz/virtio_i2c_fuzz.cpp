@@ -21,7 +21,7 @@ struct EchoTpm final : TpmEngine {
     std::vector<uint8_t> execute(std::span<const uint8_t> command) override {
         std::vector<uint8_t> rsp(command.begin(), command.end());
         if (rsp.size() < 10)
-            rsp = tpm2_error_response(0x101);
+            rsp = tpm_error_response(TpmFamily::tpm20, 0x101);
         return rsp;
     }
 };

@@ -25,7 +25,7 @@ constexpr const char* kStats = R"({
 })";
 
 TEST(DeviceStats, ReadsTheCounters) {
-    auto c = parse_device_stats(kStats);
+    auto c = parse_device_stats(kStats, "TPM2_PCR_Extend");
     ASSERT_TRUE(c);
     EXPECT_EQ(c->commands, 17);
     EXPECT_EQ(c->extends, 5);
@@ -37,9 +37,9 @@ TEST(DeviceStats, ReadsTheCounters) {
 }
 
 TEST(DeviceStats, NoStatsIsNotZeroViolations) {
-    EXPECT_FALSE(parse_device_stats(""));
-    EXPECT_FALSE(parse_device_stats("{\"commands\": "));
-    EXPECT_FALSE(parse_device_stats("[1, 2]"));
+    EXPECT_FALSE(parse_device_stats("", "TPM2_PCR_Extend"));
+    EXPECT_FALSE(parse_device_stats("{\"commands\": ", "TPM2_PCR_Extend"));
+    EXPECT_FALSE(parse_device_stats("[1, 2]", "TPM2_PCR_Extend"));
 }
 
 } // namespace

@@ -106,7 +106,17 @@ TEST(GuestOutput, GarbledRecordsAreErrorsNotSamples) {
                                        "ksweep-extend: pcr16-final 1234\n");
     EXPECT_TRUE(r.samples.empty());
     EXPECT_EQ(r.errors.size(), 2u);
-    EXPECT_FALSE(r.pcr_final); // not 64 hex digits
+    EXPECT_FALSE(r.pcr_final); // neither a SHA-1 nor a SHA-256 digest
+}
+
+// A TPM 1.2 run (tpm_extend --tpm 1.2) prints SHA-1 PCR values.
+TEST(GuestOutput, ReadsTheSha1PcrOfATpm12Run) {
+    GuestReport r = parse_guest_output("ksweep-extend: pcr16-initial " + std::string(40, '0') +
+                                       "\nksweep-extend: pcr16-final " +
+                                       "40acc0d390dff6766cee862ff7577f612a22baa5\n");
+    ASSERT_TRUE(r.pcr_initial && r.pcr_final);
+    EXPECT_EQ(r.pcr_initial->size(), 20u);
+    EXPECT_EQ(to_hex(*r.pcr_final), "40acc0d390dff6766cee862ff7577f612a22baa5");
 }
 
 TEST(GuestOutput, AKernelMessageBeforeOurTextOnTheSameLine) {

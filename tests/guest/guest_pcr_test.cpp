@@ -17,42 +17,65 @@ TEST(Sha256, KnownVector) {
 
 TEST(Sha256, HexRoundTripAndRejects) {
     auto d = sha256("x");
-    EXPECT_EQ(digest_from_hex(to_hex(d)), d);
-    EXPECT_FALSE(digest_from_hex("00"));
-    EXPECT_FALSE(digest_from_hex(std::string(63, '0') + "g"));
+    auto bytes = bytes_from_hex(to_hex(d));
+    ASSERT_TRUE(bytes);
+    EXPECT_TRUE(std::equal(bytes->begin(), bytes->end(), d.begin(), d.end()));
+    EXPECT_EQ(bytes_from_hex("00A0"), (Bytes{0x00, 0xa0}));
+    EXPECT_FALSE(bytes_from_hex("0"));
+    EXPECT_FALSE(bytes_from_hex(std::string(63, '0') + "g"));
+}
+
+TEST(DigestBytes, KnownVectorsAndAnUnknownName) {
+    const Bytes abc = {'a', 'b', 'c'};
+    EXPECT_EQ(to_hex(digest_bytes("sha1", abc)), "a9993e364706816aba3e25717850c26c9cd0d89d");
+    EXPECT_EQ(to_hex(digest_bytes("sha256", abc)), to_hex(sha256("abc")));
+    EXPECT_THROW(digest_bytes("sha0", abc), std::invalid_argument);
 }
 
 TEST(PcrCheck, DigestMatchesTheGuestProgramsLayout) {
-    EXPECT_EQ(to_hex(extend_digest(258)),
+    EXPECT_EQ(to_hex(extend_digest(258, 32)),
               "00000102a1a0a3a2adacafaea9a8abaab5b4b7b6b1b0b3b2bdbcbfbeb9b8bbba");
+    EXPECT_EQ(to_hex(extend_digest(258, 20)), "00000102a1a0a3a2adacafaea9a8abaab5b4b7b6");
 }
 
 TEST(PcrCheck, ChainFromZero) {
-    Sha256Digest zero{};
-    EXPECT_EQ(expected_pcr(zero, 0), zero);
-    EXPECT_EQ(to_hex(expected_pcr(zero, 3)),
+    Bytes zero(32);
+    EXPECT_EQ(expected_pcr("sha256", zero, 0), zero);
+    EXPECT_EQ(to_hex(expected_pcr("sha256", zero, 3)),
               "5f1a208763b558a008df779cf430b2f10ec3cab76375cfbecad07b483420b244");
-    EXPECT_EQ(to_hex(expected_pcr(zero, 200)),
+    EXPECT_EQ(to_hex(expected_pcr("sha256", zero, 200)),
               "91097e6df6e2d10724c292af94db2f99e733c5a09bdd282c0935badeeb971f2a");
 }
 
+// TPM 1.2's SHA-1 PCRs (the ST33ZP24 device): the same chain, 20-byte digests.
+TEST(PcrCheck, Sha1ChainFromZero) {
+    Bytes zero(20);
+    EXPECT_EQ(to_hex(expected_pcr("sha1", zero, 3)), "40acc0d390dff6766cee862ff7577f612a22baa5");
+    EXPECT_EQ(to_hex(expected_pcr("sha1", zero, 200)), "0f73dd1bb1a08daf49f28bc365a8ed891e6bf70b");
+    EXPECT_TRUE(check_pcr("sha1", zero, expected_pcr("sha1", zero, 7), 7).passed);
+    EXPECT_FALSE(check_pcr("sha1", zero, expected_pcr("sha256", Bytes(32), 7), 7).passed);
+    EXPECT_EQ(pcr_digest_size("sha1"), 20u);
+    EXPECT_THROW(pcr_digest_size("md5"), std::invalid_argument);
+}
+
 TEST(PcrCheck, PassesAndFails) {
-    Sha256Digest zero{};
-    auto good = expected_pcr(zero, 5);
-    PcrCheck ok = check_pcr(zero, good, 5);
+    Bytes zero(32);
+    auto good = expected_pcr("sha256", zero, 5);
+    PcrCheck ok = check_pcr("sha256", zero, good, 5);
     EXPECT_TRUE(ok.passed);
     EXPECT_TRUE(ok.started_from_zero);
     // One extend lost (or one extra) must not pass.
-    EXPECT_FALSE(check_pcr(zero, good, 4).passed);
-    EXPECT_FALSE(check_pcr(zero, good, 6).passed);
-    PcrCheck bad = check_pcr(zero, expected_pcr(zero, 4), 5);
+    EXPECT_FALSE(check_pcr("sha256", zero, good, 4).passed);
+    EXPECT_FALSE(check_pcr("sha256", zero, good, 6).passed);
+    PcrCheck bad = check_pcr("sha256", zero, expected_pcr("sha256", zero, 4), 5);
     EXPECT_NE(bad.message.find("mismatch"), std::string::npos);
     EXPECT_NE(bad.message.find(to_hex(good)), std::string::npos);
 }
 
 TEST(PcrCheck, ChainFromANonZeroStart) {
-    Sha256Digest start = sha256("start");
-    PcrCheck check = check_pcr(start, expected_pcr(start, 2), 2);
+    auto digest = sha256("start");
+    Bytes start(digest.begin(), digest.end());
+    PcrCheck check = check_pcr("sha256", start, expected_pcr("sha256", start, 2), 2);
     EXPECT_TRUE(check.passed);
     EXPECT_FALSE(check.started_from_zero);
 }

@@ -80,6 +80,21 @@ TEST(KbuildTest, FileInASubdirectoryIsFoundInTheParentMakefile) {
     EXPECT_FALSE(find_module("/", "drivers/char/tpm/tpm.h", fake_reader));
 }
 
+// The device registry names modules; the guest builds them as the Makefile composes them.
+TEST(KbuildTest, ModulesByNameAndTheObjectsTheyLink) {
+    auto tpm = find_module_named("/", "drivers/char/tpm", "tpm", fake_reader);
+    ASSERT_TRUE(tpm);
+    EXPECT_EQ(tpm->directory, "drivers/char/tpm");
+    EXPECT_EQ(module_objects(*tpm), (std::vector<std::string>{"tpm-chip.o", "eventlog/common.o",
+                                                              "tpm_ppi.o", "eventlog/acpi.o"}));
+    auto nuvoton = find_module_named("/", "drivers/char/tpm", "tpm_i2c_nuvoton", fake_reader);
+    ASSERT_TRUE(nuvoton);
+    EXPECT_EQ(module_objects(*nuvoton), std::vector<std::string>{"tpm_i2c_nuvoton.o"});
+    // tpm-chip.o is an object of tpm, not a module of that name.
+    EXPECT_FALSE(find_module_named("/", "drivers/char/tpm", "tpm-chip", fake_reader));
+    EXPECT_FALSE(find_module_named("/", "drivers/misc", "tpm", fake_reader));
+}
+
 TEST(KbuildTest, ConfigValues) {
     KernelConfig config = parse_kernel_config("CONFIG_A=m\n# CONFIG_B is not set\nCONFIG_C=y\n");
     KbuildModule a{"a", "d", "CONFIG_A", 0, {}}, b{"b", "d", "CONFIG_B", 0, {}};

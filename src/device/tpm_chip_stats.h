@@ -1,14 +1,17 @@
-// What the emulated chip saw during a run: the numbers the validation report quotes and the
+// What an emulated chip saw during a run: the numbers the validation report quotes and the
 // timing requirements the driver broke.
 #pragma once
 
+#include "device/device_profile.h"
+
 #include <cstdint>
 #include <map>
+#include <span>
 #include <string>
 
 namespace ksweep::device {
 
-struct NuvotonTpmStats {
+struct TpmChipStats {
     uint64_t commands = 0;
     std::map<uint32_t, uint64_t> commands_by_code;
     uint64_t aborts = 0;           // commandReady written while a command was in flight
@@ -20,6 +23,7 @@ struct NuvotonTpmStats {
     uint64_t status_gap_violations = 0;
     uint64_t poll_interval_violations = 0;
 
+    uint64_t violations_of(Requirement requirement) const;
     uint64_t violations() const { return status_gap_violations + poll_interval_violations; }
 };
 
@@ -34,10 +38,13 @@ struct TransportStats {
     uint64_t service_ns_max = 0;
 };
 
-// One line for the log: "stats: commands=... violations=...".
-std::string format_stats_line(const NuvotonTpmStats& tpm, const TransportStats& transport);
+// One line for the log: "stats: commands=... violations=...". `checked` are the requirements
+// the model enforces: their violation counters are listed, in that order.
+std::string format_stats_line(const TpmChipStats& tpm, const TransportStats& transport,
+                              std::span<const Requirement> checked);
 // A JSON object with every counter, for the runner to read after the run.
-std::string format_stats_json(const std::string& profile, const NuvotonTpmStats& tpm,
-                              const TransportStats& transport);
+std::string format_stats_json(const std::string& profile, const TpmChipStats& tpm,
+                              const TransportStats& transport,
+                              std::span<const Requirement> checked);
 
 } // namespace ksweep::device

@@ -1,0 +1,16 @@
+// An emulated TPM chip as ksweep-tpmd serves it: an I2C target whose counters end up in the
+// stats file. The model classes (nuvoton_tpm.h) and the table that names them
+// for the device registry (device_models.h).
+#pragma once
+
+#include "device/i2c_bus.h"
+#include "device/tpm_chip_stats.h"
+
+namespace ksweep::device {
+
+class TpmModel : public I2cDevice {
+  public:
+    virtual const TpmChipStats& stats() const = 0;
+};
+
+} // namespace ksweep::device
