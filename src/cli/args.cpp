@@ -93,8 +93,8 @@ std::optional<int> ArgParser::parse(int argc, char** argv) {
             }
         }
         if (!spec) {
-            std::fprintf(stderr, "ksweep %s: unknown option '%s' (see --help)\n",
-                         command_.c_str(), arg.c_str());
+            std::fprintf(stderr, "ksweep %s: unknown option '%s' (see --help)\n", command_.c_str(),
+                         arg.c_str());
             return 2;
         }
         if (spec->takes_value && !inline_value) {

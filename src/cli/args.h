@@ -10,7 +10,7 @@
 namespace ksweep::cli {
 
 class ArgParser {
-public:
+  public:
     ArgParser(std::string command, std::string synopsis, std::string description);
 
     void flag(std::string name, bool* out, std::string help);
@@ -27,7 +27,7 @@ public:
 
     void print_help() const;
 
-private:
+  private:
     struct Spec {
         std::string name, metavar, help;
         std::function<bool(const std::string&)> set; // false: bad value

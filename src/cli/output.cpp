@@ -11,7 +11,9 @@ Progress::Mode Progress::mode_for_stderr() {
 Progress::Progress(std::string label, Mode mode, FILE* out)
     : label_(std::move(label)), mode_(mode), out_(out) {}
 
-Progress::~Progress() { finish(); }
+Progress::~Progress() {
+    finish();
+}
 
 void Progress::update(size_t done, size_t total, const std::string& detail) {
     if (mode_ == Mode::Off || total == 0)

@@ -11,7 +11,7 @@
 namespace ksweep::cli {
 
 class Progress {
-public:
+  public:
     enum class Mode { Off, Live, Lines };
 
     // Live on a terminal, Off otherwise: what commands that print results want by default.
@@ -24,7 +24,7 @@ public:
     void update(size_t done, size_t total, const std::string& detail = {});
     void finish();
 
-private:
+  private:
     std::string label_;
     Mode mode_;
     FILE* out_;

@@ -1,7 +1,6 @@
 #include "core/rule.h"
 
 #include "core/data_dir.h"
-
 #include "core/file_io.h"
 #include "core/yaml_checks.h"
 

@@ -15,9 +15,9 @@ enum class Target { UsleepRange, Fsleep };
 
 struct Slack {
     SlackPolicy policy = SlackPolicy::Percent;
-    long long fixed_us = 0; // policy fixed
-    int percent = 25;       // policy percent
-    long long floor_us = 50;// policy percent and acpi: never less than this
+    long long fixed_us = 0;  // policy fixed
+    int percent = 25;        // policy percent
+    long long floor_us = 50; // policy percent and acpi: never less than this
 };
 
 // Per-path policy changes; the longest matching path prefix wins.

@@ -22,7 +22,9 @@ long long bucket_expiry(long long delta) {
 }
 
 // msecs_to_jiffies() for HZ that divide 1000 and those that do not: rounds up.
-long long msecs_to_jiffies(long long ms, int hz) { return (ms * hz + 999) / 1000; }
+long long msecs_to_jiffies(long long ms, int hz) {
+    return (ms * hz + 999) / 1000;
+}
 
 } // namespace
 

@@ -9,8 +9,8 @@ namespace ksweep {
 namespace tok = clang::tok;
 
 std::optional<long long> parse_integer_literal(std::string_view text) {
-    while (!text.empty() && (text.back() == 'u' || text.back() == 'U' || text.back() == 'l' ||
-                             text.back() == 'L'))
+    while (!text.empty() &&
+           (text.back() == 'u' || text.back() == 'U' || text.back() == 'l' || text.back() == 'L'))
         text.remove_suffix(1);
     int base = 10;
     if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
@@ -35,7 +35,7 @@ namespace {
 
 // Recursive descent with C's precedence. A failure records why and unwinds with nullopt.
 class Evaluator {
-public:
+  public:
     Evaluator(std::span<const RawToken> tokens, const NameLookup& lookup, LexicalValue& out,
               int depth)
         : tokens_(tokens), lookup_(lookup), out_(out), depth_(depth) {}
@@ -49,7 +49,7 @@ public:
         return v;
     }
 
-private:
+  private:
     const RawToken* peek() const { return pos_ < tokens_.size() ? &tokens_[pos_] : nullptr; }
     bool accept(tok::TokenKind k) {
         if (peek() && peek()->is(k)) {
@@ -90,17 +90,36 @@ private:
 
     static int precedence(tok::TokenKind k) {
         switch (k) {
-        case tok::pipepipe: return 1;
-        case tok::ampamp: return 2;
-        case tok::pipe: return 3;
-        case tok::caret: return 4;
-        case tok::amp: return 5;
-        case tok::equalequal: case tok::exclaimequal: return 6;
-        case tok::less: case tok::lessequal: case tok::greater: case tok::greaterequal: return 7;
-        case tok::lessless: case tok::greatergreater: return 8;
-        case tok::plus: case tok::minus: return 9;
-        case tok::star: case tok::slash: case tok::percent: return 10;
-        default: return 0;
+        case tok::pipepipe:
+            return 1;
+        case tok::ampamp:
+            return 2;
+        case tok::pipe:
+            return 3;
+        case tok::caret:
+            return 4;
+        case tok::amp:
+            return 5;
+        case tok::equalequal:
+        case tok::exclaimequal:
+            return 6;
+        case tok::less:
+        case tok::lessequal:
+        case tok::greater:
+        case tok::greaterequal:
+            return 7;
+        case tok::lessless:
+        case tok::greatergreater:
+            return 8;
+        case tok::plus:
+        case tok::minus:
+            return 9;
+        case tok::star:
+        case tok::slash:
+        case tok::percent:
+            return 10;
+        default:
+            return 0;
         }
     }
 
@@ -122,17 +141,28 @@ private:
 
     std::optional<long long> apply(tok::TokenKind op, long long a, long long b) {
         switch (op) {
-        case tok::pipepipe: return a || b;
-        case tok::ampamp: return a && b;
-        case tok::pipe: return a | b;
-        case tok::caret: return a ^ b;
-        case tok::amp: return a & b;
-        case tok::equalequal: return a == b;
-        case tok::exclaimequal: return a != b;
-        case tok::less: return a < b;
-        case tok::lessequal: return a <= b;
-        case tok::greater: return a > b;
-        case tok::greaterequal: return a >= b;
+        case tok::pipepipe:
+            return a || b;
+        case tok::ampamp:
+            return a && b;
+        case tok::pipe:
+            return a | b;
+        case tok::caret:
+            return a ^ b;
+        case tok::amp:
+            return a & b;
+        case tok::equalequal:
+            return a == b;
+        case tok::exclaimequal:
+            return a != b;
+        case tok::less:
+            return a < b;
+        case tok::lessequal:
+            return a <= b;
+        case tok::greater:
+            return a > b;
+        case tok::greaterequal:
+            return a >= b;
         case tok::lessless:
             if (b < 0 || b > 62)
                 return fail_semantic("shift out of range");
@@ -141,15 +171,19 @@ private:
             if (b < 0 || b > 63)
                 return fail_semantic("shift out of range");
             return a >> b;
-        case tok::plus: return a + b;
-        case tok::minus: return a - b;
-        case tok::star: return a * b;
+        case tok::plus:
+            return a + b;
+        case tok::minus:
+            return a - b;
+        case tok::star:
+            return a * b;
         case tok::slash:
         case tok::percent:
             if (b == 0)
                 return fail_semantic("division by zero");
             return op == tok::slash ? a / b : a % b;
-        default: return fail_semantic("operator");
+        default:
+            return fail_semantic("operator");
         }
     }
 
@@ -265,7 +299,8 @@ LexicalValue evaluate_tokens(std::span<const RawToken> tokens, const NameLookup&
             if (member || (t.is_identifier() && lookup(t).kind == NameMeaning::Variable)) {
                 out.non_constant = true;
                 out.needs_semantic = false;
-                out.reason = member ? "member access" : "'" + std::string(t.text) + "' is a variable";
+                out.reason =
+                    member ? "member access" : "'" + std::string(t.text) + "' is a variable";
                 break;
             }
         }

@@ -31,9 +31,9 @@ struct MacroDef {
 
 // #if / #elif / #else as far as the raw text tells: only literal 0 and 1 are decided.
 class ConditionStack {
-public:
+  public:
     void push_if(std::optional<bool> cond) { frames_.push_back(enter(cond)); }
-    void elif(std::optional<bool> cond) {
+    void elif (std::optional<bool> cond) {
         if (frames_.empty())
             return;
         Frame& f = frames_.back();
@@ -55,10 +55,11 @@ public:
             frames_.pop_back();
     }
     bool inactive() const {
-        return std::any_of(frames_.begin(), frames_.end(), [](const Frame& f) { return f.inactive; });
+        return std::any_of(frames_.begin(), frames_.end(),
+                           [](const Frame& f) { return f.inactive; });
     }
 
-private:
+  private:
     struct Frame {
         bool inactive = false, known = false, taken = false;
     };
@@ -70,8 +71,8 @@ private:
     std::vector<Frame> frames_;
 };
 
-constexpr std::string_view kNotDeclarators[] = {"return", "case", "else", "goto", "sizeof",
-                                                "do", "typeof", "__typeof__"};
+constexpr std::string_view kNotDeclarators[] = {"return", "case", "else",   "goto",
+                                                "sizeof", "do",   "typeof", "__typeof__"};
 
 bool is_keyword_before_expression(std::string_view s) {
     return std::find(std::begin(kNotDeclarators), std::end(kNotDeclarators), s) !=
@@ -79,7 +80,7 @@ bool is_keyword_before_expression(std::string_view s) {
 }
 
 class FileScanner {
-public:
+  public:
     FileScanner(const Rule& rule, const std::string& rel_path, const std::string& content)
         : rule_(rule), rel_path_(rel_path), content_(content), tokens_(lex_raw(content)),
           lines_(content), directive_(tokens_.size(), false), inactive_(tokens_.size(), false) {}
@@ -93,7 +94,7 @@ public:
         return std::move(out_);
     }
 
-private:
+  private:
     // Tokens [i, end) of the logical line starting at i.
     size_t line_end(size_t i) const {
         size_t j = i + 1;
@@ -129,7 +130,7 @@ private:
                 else if (name == "ifdef" || name == "ifndef")
                     conditions.push_if(std::nullopt);
                 else if (name == "elif")
-                    conditions.elif(literal_condition(rest));
+                    conditions.elif (literal_condition(rest));
                 else if (name == "else")
                     conditions.else_();
                 else if (name == "endif")
@@ -308,10 +309,10 @@ private:
                 return {NameMeaning::Variable, {}};
         }
         if (scope && !scope->function.empty()) {
-            size_t here = std::lower_bound(tokens_.begin(), tokens_.end(), name.offset,
-                                           [](const RawToken& t, unsigned off) {
-                                               return t.offset < off;
-                                           }) - tokens_.begin();
+            size_t here =
+                std::lower_bound(tokens_.begin(), tokens_.end(), name.offset,
+                                 [](const RawToken& t, unsigned off) { return t.offset < off; }) -
+                tokens_.begin();
             for (size_t k = scope->start; k < here && k < tokens_.size(); ++k)
                 if (!directive_[k] && tokens_[k].text == name.text && declares(k))
                     return {NameMeaning::Variable, {}};
@@ -393,7 +394,8 @@ private:
             NameMeaning m = lookup(arg[0], scope, in_macro, call_inactive);
             if (m.kind == NameMeaning::Macro || m.kind == NameMeaning::FunctionMacro) {
                 f.constant = site.single_name;
-                f.defined_at = rel_path_ + ":" + std::to_string(defining_line(arg[0], call_inactive));
+                f.defined_at =
+                    rel_path_ + ":" + std::to_string(defining_line(arg[0], call_inactive));
             }
         }
         if (!v.value)
@@ -434,8 +436,9 @@ private:
 LexicalScan lexical_scan(const Rule& rule, const std::string& rel_path,
                          const std::string& content) {
     // Most files never name a rule function: a substring search spares lexing them.
-    bool mentioned = std::any_of(rule.functions.begin(), rule.functions.end(),
-                                 [&](const std::string& f) { return content.find(f) != std::string::npos; });
+    bool mentioned =
+        std::any_of(rule.functions.begin(), rule.functions.end(),
+                    [&](const std::string& f) { return content.find(f) != std::string::npos; });
     if (!mentioned)
         return {};
     return FileScanner(rule, rel_path, content).run();

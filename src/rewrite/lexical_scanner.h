@@ -27,7 +27,6 @@ struct LexicalScan {
     bool needs_semantic() const;
 };
 
-LexicalScan lexical_scan(const Rule& rule, const std::string& rel_path,
-                         const std::string& content);
+LexicalScan lexical_scan(const Rule& rule, const std::string& rel_path, const std::string& content);
 
 } // namespace ksweep

@@ -1,9 +1,8 @@
 #include "rewrite/lexical_tokens.h"
 
+#include <algorithm>
 #include <clang/Basic/LangOptions.h>
 #include <clang/Lex/Lexer.h>
-
-#include <algorithm>
 
 namespace ksweep {
 

@@ -3,7 +3,6 @@
 #pragma once
 
 #include <clang/Basic/TokenKinds.h>
-
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,12 +27,12 @@ std::vector<RawToken> lex_raw(const std::string& content);
 
 // Byte offset -> 1-based line and column.
 class LineTable {
-public:
+  public:
     explicit LineTable(std::string_view content);
     unsigned line(unsigned offset) const;
     unsigned column(unsigned offset) const;
 
-private:
+  private:
     std::vector<unsigned> starts_;
 };
 

@@ -1,8 +1,7 @@
 #include "cli/tree_paths.h"
 
-#include <gtest/gtest.h>
-
 #include <filesystem>
+#include <gtest/gtest.h>
 
 namespace fs = std::filesystem;
 

@@ -1,10 +1,9 @@
 #include "core/file_io.h"
 
-#include <gtest/gtest.h>
-
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <gtest/gtest.h>
 #include <optional>
 #include <system_error>
 
@@ -13,7 +12,7 @@ namespace fs = std::filesystem;
 namespace {
 
 class ReadFileTest : public ::testing::Test {
-protected:
+  protected:
     fs::path write(const std::string& name, const std::string& bytes) {
         fs::path p = dir_ / name;
         std::ofstream(p, std::ios::binary) << bytes;

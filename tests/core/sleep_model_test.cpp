@@ -37,4 +37,6 @@ TEST(SleepModel, Level1Granularity) {
     EXPECT_EQ(msleep_jiffies(20, 250, v6_1), 7);
 }
 
-TEST(SleepModel, ZeroStillSleeps) { EXPECT_EQ(msleep_jiffies(0, 250, v6_1), 2); }
+TEST(SleepModel, ZeroStillSleeps) {
+    EXPECT_EQ(msleep_jiffies(0, 250, v6_1), 2);
+}

@@ -3,13 +3,13 @@
 // a233a0289cf9 did, and the result must build as a module against Debian's 6.1 headers.
 #include "../series/test_repo.h"
 #include "core/file_io.h"
+#include "require_env.h"
 #include "rewrite/macro_uses.h"
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
-#include "require_env.h"
 #include <regex>
 
 namespace fs = std::filesystem;
@@ -25,7 +25,6 @@ std::string read(const fs::path& p) {
 
 using test::quote;
 using test::run;
-
 
 // KSWEEP_TREE_6_1 and KSWEEP_HEADERS from the environment or scripts/setup.sh's env file.
 std::string kernel_setting(const std::string& name) {

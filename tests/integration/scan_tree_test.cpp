@@ -5,12 +5,11 @@
 #include "require_env.h"
 #include "rewrite/scanner.h"
 
-#include <gtest/gtest.h>
-
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <gtest/gtest.h>
 #include <map>
 #include <regex>
 #include <set>
@@ -27,9 +26,9 @@ std::string tree_6_1() {
     if (const char* t = std::getenv("KSWEEP_TREE_6_1"))
         return t;
     const char* cache = std::getenv("KSWEEP_CACHE");
-    std::string env = cache ? std::string(cache) + "/env"
-                            : std::string(std::getenv("HOME") ? std::getenv("HOME") : "") +
-                                  "/.cache/ksweep/env";
+    std::string env =
+        cache ? std::string(cache) + "/env"
+              : std::string(std::getenv("HOME") ? std::getenv("HOME") : "") + "/.cache/ksweep/env";
     std::ifstream in(env);
     for (std::string line; std::getline(in, line);)
         if (line.rfind("KSWEEP_TREE_6_1=", 0) == 0)
@@ -37,10 +36,12 @@ std::string tree_6_1() {
     return {};
 }
 
-Rule msleep_rule() { return load_rule(std::string(KSWEEP_SOURCE_DIR) + "/rules/msleep_small.yaml"); }
+Rule msleep_rule() {
+    return load_rule(std::string(KSWEEP_SOURCE_DIR) + "/rules/msleep_small.yaml");
+}
 
 class Linux61 : public ::testing::Test {
-protected:
+  protected:
     void SetUp() override {
         tree_ = tree_6_1();
         if (tree_.empty() || !fs::exists(tree_ + "/Makefile"))
@@ -126,21 +127,33 @@ std::vector<bool> comment_mask(const std::string& text) {
         char c = text[i], n = i + 1 < text.size() ? text[i + 1] : '\0';
         switch (state) {
         case Code:
-            if (c == '/' && n == '/') state = Line;
-            else if (c == '/' && n == '*') { state = Block; mask[i++] = true; }
-            else if (c == '"') state = Str;
-            else if (c == '\'') state = Chr;
+            if (c == '/' && n == '/')
+                state = Line;
+            else if (c == '/' && n == '*') {
+                state = Block;
+                mask[i++] = true;
+            } else if (c == '"')
+                state = Str;
+            else if (c == '\'')
+                state = Chr;
             break;
         case Line:
-            if (c == '\n' && (i == 0 || text[i - 1] != '\\')) state = Code;
+            if (c == '\n' && (i == 0 || text[i - 1] != '\\'))
+                state = Code;
             break;
         case Block:
-            if (c == '*' && n == '/') { mask[i] = true; ++i; state = Code; }
+            if (c == '*' && n == '/') {
+                mask[i] = true;
+                ++i;
+                state = Code;
+            }
             break;
         case Str:
         case Chr:
-            if (c == '\\') ++i;
-            else if (c == (state == Str ? '"' : '\'') || c == '\n') state = Code;
+            if (c == '\\')
+                ++i;
+            else if (c == (state == Str ? '"' : '\'') || c == '\n')
+                state = Code;
             break;
         }
         if (i < mask.size() && (state == Line || state == Block))
@@ -162,7 +175,8 @@ TEST_F(Linux61, EveryCheckpatchRegexLineIsFound) {
 
     const std::regex checkpatch(R"(\bmsleep\s*\((\d+)\);)");
     size_t regex_lines = 0, in_comments = 0, missing = 0;
-    for (auto it = fs::recursive_directory_iterator(tree_); it != fs::recursive_directory_iterator(); ++it) {
+    for (auto it = fs::recursive_directory_iterator(tree_);
+         it != fs::recursive_directory_iterator(); ++it) {
         auto ext = it->path().extension();
         if ((ext != ".c" && ext != ".h") || !it->is_regular_file())
             continue;

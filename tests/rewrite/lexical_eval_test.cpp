@@ -2,9 +2,8 @@
 #include "rewrite/lexical_eval.h"
 #include "rewrite/lexical_tokens.h"
 
-#include <gtest/gtest.h>
-
 #include <algorithm>
+#include <gtest/gtest.h>
 #include <map>
 
 namespace ksweep {

@@ -1,11 +1,10 @@
 // `ksweep scan` as users run it: the JSON contract (docs/scan-json.md), the text summary and
 // the exit codes.
-#include <gtest/gtest.h>
-#include <llvm/Support/JSON.h>
-
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <gtest/gtest.h>
+#include <llvm/Support/JSON.h>
 #include <sstream>
 #include <string>
 #include <sys/wait.h>
@@ -67,9 +66,9 @@ TEST(ScanCli, JsonCarriesTheDocumentedFields) {
     ASSERT_EQ(findings->size(), 7u);
     for (const auto& v : *findings) {
         auto* f = v.getAsObject();
-        for (const char* key : {"file", "line", "column", "function", "call", "value_ms",
-                                "resolution", "defined_at", "engine", "predicted_sleep_ms",
-                                "actionable", "inactive", "note", "constant"})
+        for (const char* key :
+             {"file", "line", "column", "function", "call", "value_ms", "resolution", "defined_at",
+              "engine", "predicted_sleep_ms", "actionable", "inactive", "note", "constant"})
             EXPECT_TRUE(f->get(key)) << "missing " << key;
     }
     auto* enumerator = (*findings)[2].getAsObject();
@@ -93,7 +92,8 @@ TEST(ScanCli, TextIsATableWithASummary) {
     ASSERT_EQ(r.status, 0) << r.err;
     EXPECT_NE(r.out.find("drivers/fixture/literals.c:9:2"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("8 msleep calls in 1 of 1 files: 0 enum, 0 expression, 8 literal"),
-              std::string::npos) << r.out;
+              std::string::npos)
+        << r.out;
     EXPECT_NE(r.out.find("6 actionable"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("HZ=1000"), std::string::npos) << r.out;
     EXPECT_TRUE(r.err.empty()) << r.err; // no progress when stderr is not a terminal

@@ -5,7 +5,6 @@
 #include "rewrite/scanner.h"
 
 #include <gtest/gtest.h>
-
 #include <string>
 
 namespace ksweep::testing {
@@ -14,7 +13,9 @@ inline Rule msleep_rule() {
     return load_rule(std::string(KSWEEP_SOURCE_DIR) + "/rules/msleep_small.yaml");
 }
 
-inline std::string scan_fixture_tree() { return std::string(KSWEEP_FIXTURES) + "/scan"; }
+inline std::string scan_fixture_tree() {
+    return std::string(KSWEEP_FIXTURES) + "/scan";
+}
 
 inline ScanResult scan_fixture(const std::string& rel_path, bool semantic = true) {
     ScanOptions options;

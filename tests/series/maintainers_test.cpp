@@ -1,12 +1,12 @@
 // To/Cc from our MAINTAINERS reader must equal what the tree's own
 // scripts/get_maintainer.pl --nogit --nogit-fallback --norolestats says, file by file.
+#include "require_env.h"
 #include "series/maintainers.h"
 #include "test_repo.h"
 
 #include <cstdlib>
 #include <filesystem>
 #include <gtest/gtest.h>
-#include "require_env.h"
 #include <set>
 #include <sstream>
 

@@ -56,7 +56,6 @@ TEST(WrapBody, RefillsParagraphsAndKeepsTablesApart) {
 
 } // namespace
 
-
 namespace {
 
 // Regression: a uniqueness suffix on a summary at the 75-column limit was cut off again,

@@ -1,4 +1,5 @@
 // Report rendering: the Markdown tables, the JSON with every sample, the SVG picture.
+#include "require_env.h"
 #include "validate/report_render.h"
 #include "validate/stats.h"
 
@@ -7,7 +8,6 @@
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
-#include "require_env.h"
 #include <regex>
 
 namespace ksweep::validate {
