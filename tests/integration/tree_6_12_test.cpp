@@ -5,7 +5,7 @@
 // 2 cores); the rest reuse it.
 #include "check_tree_6_1.h"
 #include "require_env.h"
-#include "test_repo.h"
+#include "../series/test_repo.h"
 
 #include <filesystem>
 #include <gtest/gtest.h>
@@ -40,11 +40,11 @@ TEST_F(Tree612, ScanWithNoOptionsResolvesEveryTpmTimeoutSiteThroughThePreparedBu
     auto json = llvm::json::parse(scan.output);
     ASSERT_TRUE(bool(json)) << scan.output;
     const auto* root = json->getAsObject();
-    EXPECT_EQ(root->getString("kernel_version").value_or(""), "6.12.117");
-    std::string build_dir = root->getString("build_dir").value_or("").str();
+    EXPECT_EQ(root->getString("kernel_version").getValueOr(""), "6.12.117");
+    std::string build_dir = root->getString("build_dir").getValueOr("").str();
     EXPECT_NE(build_dir.find("/builds/"), std::string::npos)
         << "a 6.12 tree with 6.1 headers must get its own build dir: " << build_dir;
-    std::string build = root->getString("build").value_or("").str();
+    std::string build = root->getString("build").getValueOr("").str();
     EXPECT_NE(build.find("made by ksweep"), std::string::npos) << build;
     EXPECT_NE(build.find("Linux 6.12.117"), std::string::npos) << build;
     EXPECT_NE(build.find("HZ="), std::string::npos) << build;
@@ -52,22 +52,22 @@ TEST_F(Tree612, ScanWithNoOptionsResolvesEveryTpmTimeoutSiteThroughThePreparedBu
     int sites = 0;
     for (const auto& f : *root->getArray("findings")) {
         const auto* o = f.getAsObject();
-        if (o->getString("constant").value_or("") != "TPM_TIMEOUT" ||
-            o->getString("callee").value_or("") != "msleep")
+        if (o->getString("constant").getValueOr("") != "TPM_TIMEOUT" ||
+            o->getString("callee").getValueOr("") != "msleep")
             continue;
-        std::string file = o->getString("file").value_or("").str();
+        std::string file = o->getString("file").getValueOr("").str();
         if (file.find("st33zp24.c") == std::string::npos &&
             file.find("tpm_nsc.c") == std::string::npos)
             continue;
         ++sites;
-        EXPECT_EQ(o->getInteger("value_ms").value_or(-1), 5) << file;
-        EXPECT_EQ(o->getString("resolution").value_or(""), "enum") << file;
-        EXPECT_EQ(o->getString("engine").value_or(""), "semantic") << file;
-        EXPECT_EQ(o->getString("defined_at").value_or(""), "drivers/char/tpm/tpm.h:40") << file;
-        EXPECT_TRUE(o->getBoolean("actionable").value_or(false)) << file;
+        EXPECT_EQ(o->getInteger("value_ms").getValueOr(-1), 5) << file;
+        EXPECT_EQ(o->getString("resolution").getValueOr(""), "enum") << file;
+        EXPECT_EQ(o->getString("engine").getValueOr(""), "semantic") << file;
+        EXPECT_EQ(o->getString("defined_at").getValueOr(""), "drivers/char/tpm/tpm.h:40") << file;
+        EXPECT_TRUE(o->getBoolean("actionable").getValueOr(false)) << file;
     }
     EXPECT_EQ(sites, 5) << "st33zp24.c x3 and tpm_nsc.c x2";
-    EXPECT_EQ(root->getObject("summary")->getInteger("files_fallback").value_or(-1), 0)
+    EXPECT_EQ(root->getObject("summary")->getInteger("files_fallback").getValueOr(-1), 0)
         << scan.output.substr(0, 4000);
 }
 
