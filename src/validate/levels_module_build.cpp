@@ -47,7 +47,9 @@ void add_outside_includes(const std::string& root, const std::string& rel, const
 // symbol from outside the module is unknown then, so a patch calling usleep_range() instead
 // of msleep() would "add" one. They say nothing about the patch; the level says so instead.
 bool unresolved_symbol_warning(const std::string& line) {
-    return line.find("modpost") != std::string::npos && line.find("undefined!") != std::string::npos;
+    return line.find("modpost") != std::string::npos &&
+           (line.find("undefined!") != std::string::npos ||
+            line.find("unresolved symbol") != std::string::npos);
 }
 
 std::vector<std::string> warning_lines(const std::string& log, const std::string& dir,
@@ -134,7 +136,7 @@ KbuildResult build_module_snapshot(const SourceSnapshot& files, const KbuildModu
         kbuild += line + "\n";
 
     Sha256 key_hash;
-    key_hash.update("ksweep validate module build v2\n" + headers_dir + "\n");
+    key_hash.update("ksweep validate module build v3\n" + headers_dir + "\n");
     const fs::path release = fs::path(headers_dir) / "include/config/kernel.release";
     key_hash.update(read_file(release).value_or(""));
     key_hash.update(module.directory + "\n" + kbuild);
@@ -167,9 +169,11 @@ KbuildResult build_module_snapshot(const SourceSnapshot& files, const KbuildModu
     write_all(work / module.directory / "Kbuild", kbuild);
     // Warnings are what L3 compares, so a config's CONFIG_WERROR (allmodconfig has it) must
     // not turn the baseline's into errors.
-    MakeRun make = run_make({"-C", headers_dir, "M=" + (work / module.directory).string(),
-                             "KCFLAGS=-Wno-error", "modules"},
-                            "", (work / "build.log").string());
+    std::vector<std::string> args{"-C", headers_dir, "M=" + (work / module.directory).string(),
+                                  "KCFLAGS=-Wno-error", "modules"};
+    if (linked_without_symvers(headers_dir)) // 6.12's modpost stops at the first unknown symbol
+        args.insert(args.begin(), "KBUILD_MODPOST_WARN=1");
+    MakeRun make = run_make(args, "", (work / "build.log").string());
     std::string log = read_file(work / "build.log").value_or("");
     // Paths in the log name the temporary directory; store them as the final one.
     for (size_t at; (at = log.find(work.string())) != std::string::npos;)
