@@ -61,6 +61,15 @@ class ValidateOnLinux61 : public ::testing::Test {
         EXPECT_EQ(made.status, 0) << made.output;
         return dir;
     }
+    // `ksweep validate` of `series` on the tree with `options` into tmp/report, which must exit
+    // with `status`: the report directory.
+    std::string validate(const std::string& series, const std::string& options, int status) {
+        std::string out = tmp.path() + "/report";
+        auto v = run(ksweep("validate --series " + quote(series) + " " + options + " -o " +
+                            quote(out) + " " + quote(tree)));
+        EXPECT_EQ(v.status, status) << v.output;
+        return out;
+    }
     std::string tree;
     TempDir tmp;
 };
@@ -69,10 +78,7 @@ TEST_F(ValidateOnLinux61, TpmSeriesPassesL1ToL3) {
     std::string series = series_of("tpm", "drivers/char/tpm");
     ASSERT_FALSE(HasFailure());
 
-    std::string out = tmp.path() + "/report";
-    auto v = run(ksweep("validate --series " + quote(series) + " --levels 1,2,3 -o " + quote(out) +
-                        " " + quote(tree)));
-    EXPECT_EQ(v.status, 0) << v.output;
+    std::string out = validate(series, "--levels 1,2,3", 0);
     std::string report = out + "/report.json";
     int patches = std::stoi(json_query(report, "len(r['patches'])"));
     ASSERT_GE(patches, 1);
@@ -95,10 +101,7 @@ TEST_F(ValidateOnLinux61, TpmSeriesPassesL1ToL3) {
 TEST_F(ValidateOnLinux61, TodaysTpmSeriesBootsTheSt33zp24AndNamesTheDriversWithoutModel) {
     std::string series = series_of("tpm", "drivers/char/tpm");
     ASSERT_FALSE(HasFailure());
-    std::string out = tmp.path() + "/report";
-    auto v = run(ksweep("validate --series " + quote(series) + " -n 10 --boots 1 -o " + quote(out) +
-                        " " + quote(tree)));
-    EXPECT_EQ(v.status, 0) << v.output;
+    std::string out = validate(series, "-n 10 --boots 1", 0);
     std::string report = out + "/report.json";
     int patches = std::stoi(json_query(report, "len(r['patches'])"));
     int booted = 0;
@@ -141,12 +144,10 @@ TEST_F(ValidateOnLinux61, TodaysTpmSeriesBootsTheSt33zp24AndNamesTheDriversWitho
 TEST_F(ValidateOnLinux61, St33zp24ThatNeedsTheLongPollFailsThePatchedDriver) {
     std::string series = series_of("st33", "drivers/char/tpm/st33zp24");
     ASSERT_FALSE(HasFailure());
-    std::string out = tmp.path() + "/report";
     std::string profile =
         std::string(KSWEEP_SOURCE_DIR) + "/qemu/profiles/st33zp24_strict_timing.yaml";
-    auto v = run(ksweep("validate --series " + quote(series) + " --levels 1,4 -n 5 --boots 1 " +
-                        "--profile " + quote(profile) + " -o " + quote(out) + " " + quote(tree)));
-    EXPECT_EQ(v.status, 1) << v.output;
+    std::string out =
+        validate(series, "--levels 1,4 -n 5 --boots 1 --profile " + quote(profile), 1);
     std::string report = out + "/report.json";
     ASSERT_EQ(json_query(report, "len(r['patches'])"), "1");
     std::string d = "r['patches'][0]['devices'][0]";
