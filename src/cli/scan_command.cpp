@@ -101,7 +101,7 @@ void print_json(const std::string& tree, const Rule& rule, const ScanResult& r) 
     llvm::outs() << llvm::formatv("{0:2}", llvm::json::Value(std::move(root))) << "\n";
 }
 
-std::string one_line(std::string s) {
+std::string one_line(const std::string& s) {
     std::string out;
     bool space = false;
     for (char c : s) {

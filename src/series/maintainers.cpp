@@ -91,7 +91,7 @@ std::string trim(const std::string& s) {
 
 // F:/X: patterns: '.' literal, '*' any run, '?' one character; an existing directory gets
 // the trailing '/' that makes it match everything below it.
-std::string file_pattern_regex(const std::string& tree, std::string value) {
+std::string file_pattern_regex(const std::string& tree, const std::string& value) {
     std::string out;
     for (char c : value) {
         if (c == '.')
