@@ -57,7 +57,7 @@ void read_device(const std::string& path, const YAML::Node& device, PatchMeasure
 
 } // namespace
 
-const PatchMeasurement* ValidationReport::for_files(const std::vector<std::string>& files) const {
+const PatchMeasurement* ValidationFigures::for_files(const std::vector<std::string>& files) const {
     for (const auto& p : patches)
         for (const auto& f : p.files)
             if (std::find(files.begin(), files.end(), f) != files.end())
@@ -65,7 +65,7 @@ const PatchMeasurement* ValidationReport::for_files(const std::vector<std::strin
     return nullptr;
 }
 
-ValidationReport parse_report(const std::string& text, const std::string& path) {
+ValidationFigures parse_report(const std::string& text, const std::string& path) {
     YAML::Node root;
     try {
         root = YAML::Load(text); // JSON is YAML; yaml-cpp is already a dependency
@@ -79,7 +79,7 @@ ValidationReport parse_report(const std::string& text, const std::string& path) 
         fail(path, root,
              "not a ksweep validate report (\"format\" is not "
              "\"ksweep-validate-report\")");
-    ValidationReport r;
+    ValidationFigures r;
     r.kernel_release = optional_field<std::string>(path, root, "kernel_release", "a string");
     r.config_hz = optional_field<int>(path, root, "config_hz", "an integer");
     r.passed = optional_field<bool>(path, root, "passed", "true or false");
@@ -109,14 +109,14 @@ ValidationReport parse_report(const std::string& text, const std::string& path) 
     return r;
 }
 
-ValidationReport load_report(const std::string& path) {
+ValidationFigures load_report(const std::string& path) {
     const auto text = read_file(path);
     if (!text)
         throw std::runtime_error(path + ": cannot open report");
     return parse_report(*text, path);
 }
 
-std::string describe(const PatchMeasurement& m, const ValidationReport& report) {
+std::string describe(const PatchMeasurement& m, const ValidationFigures& report) {
     if (!m.measured)
         return "";
     std::string where = "Measured in QEMU";
