@@ -37,7 +37,8 @@ struct ValidationFigures {
     const PatchMeasurement* for_files(const std::vector<std::string>& files) const;
 };
 
-// Reads the report; throws std::runtime_error naming the file, line and what is wrong.
+// Reads the report; throws std::runtime_error naming the file, the place in it (patches[1]) and
+// what is wrong.
 ValidationFigures load_report(const std::string& path);
 ValidationFigures parse_report(const std::string& json_text, const std::string& path_for_messages);
 
