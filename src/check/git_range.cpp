@@ -29,7 +29,7 @@ struct ParentTree {
     Tree tree;
 };
 
-PreimageReader parent_reader(std::shared_ptr<ParentTree> parent) {
+PreimageReader parent_reader(const std::shared_ptr<ParentTree>& parent) {
     return [parent](const std::string& path) -> std::optional<std::string> {
         git_tree_entry* raw_entry = nullptr;
         if (git_tree_entry_bypath(&raw_entry, parent->tree.get(), path.c_str()) < 0)
@@ -112,7 +112,7 @@ std::vector<CheckInput> git_range_inputs(const std::string& repo_path, const std
         input.filename = sha;
         input.vname = "Commit " + sha.substr(0, 12) + " (\"" + (summary ? summary : "") + "\")";
         input.text = std::move(text);
-        input.preimage = parent_reader(std::move(parent));
+        input.preimage = parent_reader(parent);
         inputs.push_back(std::move(input));
     }
     return inputs;

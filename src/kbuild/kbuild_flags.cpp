@@ -479,9 +479,7 @@ class Reader {
                 vars_[name] = {raw, true};
         } else if (op == ":=") {
             vars_[name] = {expand(raw, Context::Value), false};
-        } else if (op == "=") {
-            vars_[name] = {raw, true};
-        } else if (var == vars_.end()) { // += on an undefined variable: a recursive one
+        } else if (op == "=" || var == vars_.end()) { // "=", or += on an undefined variable
             vars_[name] = {raw, true};
         } else {
             std::string added = var->second.recursive ? raw : expand(raw, Context::Value);
