@@ -6,9 +6,9 @@
 #
 # Without FILEs it checks what a branch changed: the .cpp files of src/ and tests/ that differ
 # from the merge base with ${KSWEEP_TIDY_BASE:-main}, and the .cpp beside each changed header.
-# A whole run parses every translation unit with clang (LLVM's headers included), about ten
-# minutes on two cores, too long for every `make test`; KSWEEP_TIDY_ALL=1, or a checkout with
-# no such base, checks everything. Runs -j${JOBS:-2} (run-clang-tidy); any finding fails, since
+# A whole run parses all of about 190 translation units with clang (LLVM's headers included),
+# too long for every `make test` on two shared cores; KSWEEP_TIDY_ALL=1, or a checkout with no
+# such base, checks everything. Runs -j${JOBS:-2} (run-clang-tidy); any finding fails, since
 # .clang-tidy makes every enabled check an error.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
