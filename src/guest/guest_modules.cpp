@@ -2,13 +2,13 @@
 
 #include "core/file_io.h"
 #include "core/process.h"
+#include "core/strings.h"
 
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
-#include <sstream>
 #include <stdexcept>
 
 namespace fs = std::filesystem;
@@ -23,18 +23,6 @@ std::string module_name(std::string_view path) {
     name = name.substr(0, name.find(".ko"));
     std::replace(name.begin(), name.end(), '-', '_');
     return name;
-}
-
-std::vector<std::string> split_words(const std::string& text) {
-    std::vector<std::string> words;
-    std::istringstream in(text);
-    for (std::string w; in >> w;)
-        words.push_back(w);
-    return words;
-}
-
-bool ends_with(std::string_view s, std::string_view suffix) {
-    return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
 
 } // namespace
@@ -98,10 +86,10 @@ std::string uncompressed_module_name(const std::string& path) {
 }
 
 std::string read_module_uncompressed(const std::string& path) {
-    const char* tool = ends_with(path, ".ko.xz")    ? "xz"
-                       : ends_with(path, ".ko.zst") ? "zstd"
-                       : ends_with(path, ".ko.gz")  ? "gzip"
-                                                    : nullptr;
+    const char* tool = path.ends_with(".ko.xz")    ? "xz"
+                       : path.ends_with(".ko.zst") ? "zstd"
+                       : path.ends_with(".ko.gz")  ? "gzip"
+                                                   : nullptr;
     if (!tool) {
         auto bytes = read_file(path);
         if (!bytes)
