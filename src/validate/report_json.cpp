@@ -1,5 +1,6 @@
 // The JSON report, described field by field in docs/report-json.md. Written by hand (no JSON
 // library in the build): keys are fixed, values are escaped here.
+#include "core/json_text.h"
 #include "validate/report_render.h"
 
 #include <cmath>
@@ -13,32 +14,7 @@ using namespace ksweep::guest;
 namespace {
 
 std::string quote(const std::string& s) {
-    std::string out = "\"";
-    for (unsigned char c : s) {
-        switch (c) {
-        case '"':
-            out += "\\\"";
-            break;
-        case '\\':
-            out += "\\\\";
-            break;
-        case '\n':
-            out += "\\n";
-            break;
-        case '\t':
-            out += "\\t";
-            break;
-        default:
-            if (c < 0x20) {
-                char buf[8];
-                std::snprintf(buf, sizeof buf, "\\u%04x", c);
-                out += buf;
-            } else {
-                out += static_cast<char>(c);
-            }
-        }
-    }
-    return out + "\"";
+    return json_quote(s);
 }
 
 std::string number(double v) {
