@@ -483,7 +483,9 @@ SeriesResult write_series(const Rule& rule, const FixResult& fix, const SeriesOp
                              opts.max_patches, changes};
             CoverMail m;
             m.last_commit = oid_hex(commits.back());
-            m.subject = full_summary(shared ? tag : "", summary_from_template(all));
+            m.subject = full_summary(shared ? tag : "",
+                                     with_verb_case(summary_from_template(all),
+                                                    shared && first.prefix_choice.lower_verb));
             m.blurb = cover_blurb(rule, cover_patches, all, report, place);
             m.author_name = who.name;
             m.author_email = who.email;

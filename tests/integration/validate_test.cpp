@@ -62,8 +62,8 @@ TEST_F(ValidateOnLinux61, TpmSeriesPassesL1ToL3AndNamesDriversWithoutDeviceModel
     ASSERT_EQ(made.status, 0) << made.output;
 
     std::string out = tmp.path() + "/report";
-    auto v = run(ksweep("validate --series " + quote(series) + " --levels 1,2,3,4 -o " +
-                        quote(out) + " " + quote(tree)));
+    auto v = run(ksweep("validate --series " + quote(only_series_dir(series)) +
+                        " --levels 1,2,3,4 -o " + quote(out) + " " + quote(tree)));
     EXPECT_EQ(v.status, 0) << v.output;
     std::string report = out + "/report.json";
     int patches = std::stoi(json_query(report, "len(r['patches'])"));
@@ -125,6 +125,7 @@ class HistoricalNuvoton : public ValidateOnLinux61 {
         made = run(ksweep("series --signoff 'T <t@example.org>' -o " + quote(series) + " " +
                           quote(clone) + " drivers/char/tpm/tpm_i2c_nuvoton.c"));
         ASSERT_EQ(made.status, 0) << made.output;
+        series = only_series_dir(series); // the one tree's folder in the sweep's output
     }
     std::string clone, series;
 };
