@@ -111,9 +111,9 @@ std::string ksweep(const std::string& args) {
     return r.output;
 }
 
-// One run of `ksweep series TREE drivers/char/tpm` shared by the tests (it scans with clang
-// and, the first time, snapshots the 70k-file tree into the scratch repository).
-class SeriesOnLinux61 : public ::testing::Test {
+// One run of `ksweep series -o OUT TREE <paths>` shared by a suite's tests (it scans with
+// clang and, the first time, snapshots the 70k-file tree into the scratch repository).
+template <const char* kPaths> class SeriesRunOnLinux61 : public ::testing::Test {
   protected:
     static void SetUpTestSuite() {
         tree = tree_6_1();
@@ -121,11 +121,15 @@ class SeriesOnLinux61 : public ::testing::Test {
             return;
         suite_tmp = new TempDir;
         listing_before = tree_listing();
-        out = suite_tmp->path() + "/tpm";
-        log = ksweep("-o " + quote(out) + " " + quote(tree) + " drivers/char/tpm");
+        out = suite_tmp->path() + "/out";
+        log = ksweep("-o " + quote(out) + " " + quote(tree) + " " + kPaths);
         std::smatch m;
         if (std::regex_search(log, m, std::regex("scratch repository\n(\\S+)")))
             scratch = m[1];
+        for (const auto& e : fs::directory_iterator(out))
+            if (e.is_directory())
+                series_dirs.push_back(e.path().string());
+        std::sort(series_dirs.begin(), series_dirs.end());
     }
     static void TearDownTestSuite() {
         delete suite_tmp;
@@ -135,6 +139,7 @@ class SeriesOnLinux61 : public ::testing::Test {
         if (tree.empty() || !fs::exists(tree + "/MAINTAINERS"))
             KSWEEP_SKIP_OR_FAIL("no 6.1 tree: run scripts/setup.sh");
         ASSERT_FALSE(scratch.empty()) << log;
+        ASSERT_FALSE(series_dirs.empty()) << log;
     }
     // What a run could have changed in the tree: new or newer files, a .git.
     static std::string tree_listing() {
@@ -142,9 +147,13 @@ class SeriesOnLinux61 : public ::testing::Test {
     }
 
     static inline std::string tree, out, log, scratch, listing_before;
+    static inline std::vector<std::string> series_dirs; // one folder per series
     static inline TempDir* suite_tmp = nullptr;
     TempDir tmp;
 };
+
+constexpr char kTpm[] = "drivers/char/tpm";
+using SeriesOnLinux61 = SeriesRunOnLinux61<kTpm>;
 
 TEST_F(SeriesOnLinux61, TpmSeriesLeavesTheTreeUntouched) {
     EXPECT_EQ(tree_listing(), listing_before);
@@ -152,7 +161,8 @@ TEST_F(SeriesOnLinux61, TpmSeriesLeavesTheTreeUntouched) {
 }
 
 TEST_F(SeriesOnLinux61, TpmSeriesAppliesPassesCheckpatchAndGoesToTheMaintainers) {
-    auto mails = mails_in(only_series_dir(out));
+    ASSERT_EQ(series_dirs.size(), 1u) << log; // one maintainer tree
+    auto mails = mails_in(series_dirs[0]);
     ASSERT_GE(mails.size(), 2u) << log;
     bool cover = mails.size() > 2;
     std::smatch m;
@@ -219,37 +229,8 @@ TEST_F(SeriesOnLinux61, HistoricalNuvotonSeriesAppliesAndPassesCheckpatch) {
 // The sweep over drivers/iio and drivers/input (30 drivers): one series per maintainer tree,
 // never mixing the two, each with its own cover letter, To/Cc as get_maintainer.pl names them
 // for that series' patches, every patch checkpatch.pl --strict clean and applying to its base.
-class SweepOnLinux61 : public ::testing::Test {
-  protected:
-    static void SetUpTestSuite() {
-        tree = tree_6_1();
-        if (tree.empty() || !fs::exists(tree + "/MAINTAINERS"))
-            return;
-        suite_tmp = new TempDir;
-        out = suite_tmp->path() + "/sweep";
-        log = ksweep("-o " + quote(out) + " " + quote(tree) + " drivers/iio drivers/input");
-        std::smatch m;
-        if (std::regex_search(log, m, std::regex("scratch repository\n(\\S+)")))
-            scratch = m[1];
-        for (const auto& e : fs::directory_iterator(out))
-            if (e.is_directory())
-                series_dirs.push_back(e.path().string());
-        std::sort(series_dirs.begin(), series_dirs.end());
-    }
-    static void TearDownTestSuite() {
-        delete suite_tmp;
-        suite_tmp = nullptr;
-    }
-    void SetUp() override {
-        if (tree.empty() || !fs::exists(tree + "/MAINTAINERS"))
-            KSWEEP_SKIP_OR_FAIL("no 6.1 tree: run scripts/setup.sh");
-        ASSERT_FALSE(series_dirs.empty()) << log;
-    }
-    static inline std::string tree, out, log, scratch;
-    static inline std::vector<std::string> series_dirs;
-    static inline TempDir* suite_tmp = nullptr;
-    TempDir tmp;
-};
+constexpr char kIioInput[] = "drivers/iio drivers/input";
+using SweepOnLinux61 = SeriesRunOnLinux61<kIioInput>;
 
 TEST_F(SweepOnLinux61, IioAndInputAreSeparateSeriesToTheirOwnMaintainers) {
     size_t iio = 0, input = 0;
@@ -288,7 +269,6 @@ TEST_F(SweepOnLinux61, IioAndInputAreSeparateSeriesToTheirOwnMaintainers) {
 }
 
 TEST_F(SweepOnLinux61, EveryPatchIsCheckpatchStrictCleanAndApplies) {
-    ASSERT_FALSE(scratch.empty()) << log;
     for (const auto& dir : series_dirs) {
         auto mails = mails_in(dir);
         std::smatch m;
