@@ -388,6 +388,9 @@ SeriesResult write_series(const Rule& rule, const FixResult& fix, const SeriesOp
         check_out_dir(opts.out_dir, opts.force);
         if (fs::exists(opts.out_dir + "/index.json"))
             previous = load_index(opts.out_dir + "/index.json");
+        if (previous && previous->rule != rule.name)
+            throw std::runtime_error(opts.out_dir + " holds a sweep of rule " + previous->rule +
+                                     ", not " + rule.name + ": use another -o");
     }
 
     SweepPlan plan =

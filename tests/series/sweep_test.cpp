@@ -273,3 +273,20 @@ TEST_F(SweepTest, PlanDecidesEverythingAndWritesNothing) {
 }
 
 } // namespace
+
+namespace {
+
+// An output folder is one sweep: another rule's index there is not continued.
+TEST_F(SweepTest, AnotherRulesSweepIsNotContinued) {
+    write_file(opts.out_dir + "/index.json",
+               "{\"format\": \"ksweep-sweep-index\", \"rule\": \"other\", \"series\": []}\n");
+    try {
+        sweep();
+        ADD_FAILURE() << "another rule's sweep was continued";
+    } catch (const std::runtime_error& e) {
+        EXPECT_NE(std::string(e.what()).find("holds a sweep of rule other"), std::string::npos)
+            << e.what();
+    }
+}
+
+} // namespace
