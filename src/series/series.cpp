@@ -425,7 +425,9 @@ SeriesResult write_series(const Rule& rule, const FixResult& fix, const SeriesOp
         is.tree = first.tree.tree;
         is.tree_key = first.tree.key;
         is.entry = first.tree.entry;
-        is.version = opts.reroll > 0 ? opts.reroll : sp.previous ? sp.previous->version : 1;
+        // -v N is for the series an earlier run wrote; one new to this run is a first version.
+        const int reroll = previous && !sp.previous ? 0 : opts.reroll;
+        is.version = reroll > 0 ? reroll : sp.previous ? sp.previous->version : 1;
         is.branch = plan.series.size() > 1 ? branch + "-" + sp.name : branch;
         is.base = oid_hex(repo.base);
         // The cover letter goes to whom get_maintainer.pl names for all the series' files.
@@ -438,7 +440,7 @@ SeriesResult write_series(const Rule& rule, const FixResult& fix, const SeriesOp
         for (size_t i = 0; i < members.size(); ++i)
             is.patches.push_back(index_patch(*members[i], subjects[i]));
         std::string changes;
-        if (sp.previous && opts.reroll > sp.previous->version)
+        if (sp.previous && reroll > sp.previous->version)
             changes = changes_since(*sp.previous, is.patches, is.base, is.version);
         if (opts.plan_only) {
             index.series.push_back(std::move(is));
@@ -493,7 +495,7 @@ SeriesResult write_series(const Rule& rule, const FixResult& fix, const SeriesOp
             m.author_name = who.name;
             m.author_email = who.email;
             m.date = now;
-            m.reroll = opts.reroll;
+            m.reroll = reroll;
             m.message_id = cover_id;
             m.to = ws.to;
             m.cc = ws.cc;
@@ -501,7 +503,7 @@ SeriesResult write_series(const Rule& rule, const FixResult& fix, const SeriesOp
             m.diffstat = diffstat(repo.repo.get(), repo.base, commits.back());
             m.base = ws.base;
             m.signature = opts.signature;
-            std::string file = ws.dir + "/" + patch_file_name(0, "cover-letter", opts.reroll);
+            std::string file = ws.dir + "/" + patch_file_name(0, "cover-letter", reroll);
             write_text(file, cover_letter(m));
             ws.files.push_back(file);
         } else if (!changes.empty()) {
@@ -515,7 +517,7 @@ SeriesResult write_series(const Rule& rule, const FixResult& fix, const SeriesOp
             mo.abbrev = abbrev;
             mo.number = i + 1;
             mo.total = members.size();
-            mo.reroll = opts.reroll;
+            mo.reroll = reroll;
             mo.to = members[i]->recipients.to;
             mo.cc = members[i]->recipients.cc;
             mo.signature = opts.signature;
@@ -525,7 +527,7 @@ SeriesResult write_series(const Rule& rule, const FixResult& fix, const SeriesOp
             }
             if (!cover)
                 mo.base_commit = ws.base;
-            std::string file = ws.dir + "/" + patch_file_name(i + 1, subjects[i], opts.reroll);
+            std::string file = ws.dir + "/" + patch_file_name(i + 1, subjects[i], reroll);
             write_text(file, format_patch_mail(repo.repo.get(), c.get(), mo));
             ws.files.push_back(file);
             ws.subjects.push_back(subjects[i]);

@@ -237,6 +237,10 @@ TEST_F(SweepTest, RerollSaysWhatChangedSinceTheLastVersion) {
     text.replace(text.find("msleep(2)"), 9, "usleep_range(2000, 2500)");
     write_file(foo, text);
     run_git(repo, "commit -q -am 'iio: adc: foo_adc: Use usleep_range()'");
+    // A driver new to the sweep, in a tree no series had: its series is a first version.
+    write_file(repo + "/drivers/staging/fresh.c", driver("fresh", 3));
+    run_git(repo, "add -A");
+    run_git(repo, "commit -q -m 'Add drivers'");
     opts.reroll = 2;
     SeriesResult second = sweep();
     const WrittenSeries* iio = named(second, "iio");
@@ -247,6 +251,10 @@ TEST_F(SweepTest, RerollSaysWhatChangedSinceTheLastVersion) {
         << cover;
     EXPECT_NE(cover.find("- Rebased onto " + iio->base.substr(0, 12)), std::string::npos) << cover;
     EXPECT_EQ(second.index.series[0].version, 2);
+    const WrittenSeries* fresh = named(second, "the-rest");
+    ASSERT_NE(fresh, nullptr);
+    EXPECT_NE(read_file(fresh->files[0]).find("Subject: [PATCH] staging: "), std::string::npos)
+        << read_file(fresh->files[0]);
     // A one-patch series has no cover letter to say it in, and the run says so.
     bool said = false;
     for (const auto& w : second.warnings)
