@@ -12,6 +12,7 @@ packages=(
     libgit2-dev libyaml-cpp-dev googletest libgtest-dev libgmock-dev
     coccinelle                                   # spatch, the Coccinelle twin
     linux-source-6.1 linux-headers-amd64 linux-image-amd64
+    linux-source-6.12                            # a tree with no matching headers: "any tree"
     flex bison bc libelf-dev libssl-dev kmod cpio zstd xz-utils perl python3
     qemu-system-x86 libtpms-dev busybox-static   # the emulated I2C TPM and its guest
     librsvg2-bin                                 # rsvg-convert: validate's SVG to PNG
@@ -42,19 +43,29 @@ if [ "$src_ver" != "$img_ver" ] || [ "$src_ver" != "$hdr_ver" ]; then
     exit 1
 fi
 
+# Each source package unpacked once; the marker is written last, so an interrupted unpack is
+# redone, never trusted.
+unpack() { # package, directory
+    local ver
+    ver=$(dpkg-query -W -f='${Version}' "$1")
+    if [ ! -f "$2/.ksweep-unpacked-$ver" ]; then
+        echo "setup: unpacking $1 $ver into $2"
+        rm -rf "$2" "$2.tmp"
+        mkdir -p "$2.tmp"
+        tar -xaf "/usr/src/$1.tar.xz" -C "$2.tmp" --strip-components=1
+        mv "$2.tmp" "$2"
+        touch "$2/.ksweep-unpacked-$ver"
+    fi
+}
 tree=$cache/linux-source-6.1
-if [ ! -f "$tree/.ksweep-unpacked-$src_ver" ]; then
-    echo "setup: unpacking linux-source-6.1 $src_ver into $tree"
-    rm -rf "$tree" "$tree.tmp"
-    mkdir -p "$tree.tmp"
-    tar -xaf /usr/src/linux-source-6.1.tar.xz -C "$tree.tmp" --strip-components=1
-    mv "$tree.tmp" "$tree"
-    touch "$tree/.ksweep-unpacked-$src_ver"
-fi
+unpack linux-source-6.1 "$tree"
+tree_6_12=$cache/linux-source-6.12
+unpack linux-source-6.12 "$tree_6_12"
 
 # Facts later steps read instead of guessing them again.
 {
     echo "KSWEEP_TREE_6_1=$tree"
+    echo "KSWEEP_TREE_6_12=$tree_6_12"
     echo "KSWEEP_HEADERS=/usr/src/${hdr_pkg}"
     echo "KSWEEP_KERNEL_RELEASE=${img_pkg#linux-image-}"
     echo "KSWEEP_KERNEL_VERSION=$src_ver"

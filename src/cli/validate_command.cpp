@@ -2,9 +2,11 @@
 // builds, L4 QEMU boots with the emulated device) and write the report (md, json, svg).
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/tree_build.h"
 #include "validate/report_render.h"
 #include "validate/validate_run.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <optional>
@@ -42,7 +44,8 @@ std::optional<std::vector<int>> parse_levels(const std::string& text) {
 
 int validate_command(int argc, char** argv) {
     std::string series_dir, git_range, levels_text = "1,2,3,4", profile,
-                                       out_dir = "validate-report", headers, work_dir;
+                                       out_dir = "validate-report", work_dir;
+    TreeBuildOptions tree_build;
     int boots = 2, extends = 200;
     bool keep_work = false;
     std::vector<std::string> positionals;
@@ -51,8 +54,9 @@ int validate_command(int argc, char** argv) {
         "Validate every patch of a series against the kernel TREE and write a report:\n"
         "  L1  the patch applies with git am on its base (in a scratch clone, never TREE)\n"
         "  L2  TREE's scripts/checkpatch.pl --strict reports nothing\n"
-        "  L3  every module it touches builds against the matching headers, baseline and\n"
-        "      patched, with no new warning (a driver the config does not enable: not built)\n"
+        "  L3  every module it touches builds in the tree's own build dir (found, or prepared\n"
+        "      by ksweep: see --build-dir), baseline and patched, with no new warning (a\n"
+        "      driver the config does not enable: not built)\n"
         "  L4  drivers with a device model boot in QEMU, baseline and patched alternately;\n"
         "      every extend succeeds, the PCR check passes, no device requirement is broken\n"
         "      and the patched driver is not slower (slower: the 95 % bootstrap interval of\n"
@@ -67,7 +71,7 @@ int validate_command(int argc, char** argv) {
     parser.option("-n", &extends, "EXTENDS", "L4 PCR extends per boot (default 200)");
     parser.option("--profile", &profile, "FILE", "device profile instead of the model's default");
     parser.option("-o", &out_dir, "DIR", "report directory (default ./validate-report)");
-    parser.option("--headers", &headers, "DIR", "prepared headers (default: KSWEEP_HEADERS)");
+    tree_build.add_to(parser, false);
     parser.option("--work-dir", &work_dir, "DIR", "keep scratch clone and boot logs here");
     parser.flag("--keep-work", &keep_work, "keep the temporary work directory (boot logs)");
     parser.positionals(&positionals, 1);
@@ -91,7 +95,17 @@ int validate_command(int argc, char** argv) {
     options.boots = boots;
     options.extends = static_cast<std::uint32_t>(extends);
     options.profile = profile;
-    options.headers_dir = headers;
+    const bool builds = std::any_of(options.levels.begin(), options.levels.end(),
+                                    [](int level) { return level >= 3; });
+    try {
+        // Only L3 and L4 build: L1/L2 alone never prepare a build dir.
+        TreeBuild build = resolve_tree_build("validate", options.tree, tree_build, builds);
+        options.headers_dir = build.build.dir;
+        options.build_dir_note = kbuild::describe(build.build, build.hz);
+    } catch (const kbuild::BuildDirError& e) {
+        std::fprintf(stderr, "ksweep validate: %s\n", e.what());
+        return 2;
+    }
     options.work_dir = work_dir;
     options.keep_work = keep_work;
     auto start = std::chrono::steady_clock::now();
@@ -112,6 +126,9 @@ int validate_command(int argc, char** argv) {
         return 1;
     }
 
+    if (!report.work_dir_kept.empty())
+        std::fprintf(stderr, "ksweep validate: work kept in %s (checkout, logs)\n",
+                     report.work_dir_kept.c_str());
     std::fputs(validate::render_level_lines(report, "").c_str(), stdout);
     std::printf("%s: report %s, %s", report.passed() ? "PASSED" : "FAILED", files.markdown.c_str(),
                 files.json.c_str());

@@ -1,10 +1,11 @@
 #include "guest/module_build.h"
 
 #include "core/file_io.h"
+#include "core/file_lock.h"
 #include "core/process.h"
 #include "core/sha256.h"
+#include "kbuild/kbuild_make.h"
 
-#include <fcntl.h>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -12,8 +13,6 @@
 #include <regex>
 #include <set>
 #include <sstream>
-#include <sys/file.h>
-#include <unistd.h>
 
 namespace fs = std::filesystem;
 
@@ -95,32 +94,6 @@ std::vector<std::string> warning_lines(const std::string& log) {
     return warnings;
 }
 
-std::string error_lines(const std::string& log) {
-    std::string errors;
-    std::istringstream in(log);
-    for (std::string line; std::getline(in, line);)
-        if (line.find("error:") != std::string::npos || line.find("Error ") != std::string::npos ||
-            line.find("No rule to make target") != std::string::npos)
-            errors += line + "\n";
-    return errors.empty() ? log.substr(log.size() > 2000 ? log.size() - 2000 : 0) : errors;
-}
-
-// Serialises builds of one key between processes (two ksweep runs, or a test and a run).
-class DirectoryLock {
-  public:
-    explicit DirectoryLock(const fs::path& lock_path)
-        : fd_(open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)) {
-        if (fd_ < 0 || flock(fd_, LOCK_EX) != 0)
-            throw std::runtime_error("cannot lock " + lock_path.string());
-    }
-    ~DirectoryLock() { close(fd_); }
-    DirectoryLock(const DirectoryLock&) = delete;
-    DirectoryLock& operator=(const DirectoryLock&) = delete;
-
-  private:
-    int fd_;
-};
-
 } // namespace
 
 ModuleBuildResult build_modules(const ModuleBuildRequest& request) {
@@ -188,7 +161,7 @@ ModuleBuildResult build_modules(const ModuleBuildRequest& request) {
     fs::path dir = fs::absolute(request.cache_dir) / key;
     fs::path module_dir = subdir.empty() ? dir : dir / subdir; // M= of the build
     fs::create_directories(request.cache_dir);
-    DirectoryLock lock(fs::path(request.cache_dir) / (key + ".lock"));
+    FileLock lock((fs::path(request.cache_dir) / (key + ".lock")).string());
     result.dir = dir.string();
     result.log_path = (dir / "build.log").string();
     for (const auto& name : module_names)
@@ -219,7 +192,7 @@ ModuleBuildResult build_modules(const ModuleBuildRequest& request) {
     std::string output = with_user_paths(make.output);
     result.warnings = warning_lines(output);
     if (make.status != 0) {
-        result.error = make.status < 0 ? "make timed out\n" : error_lines(output);
+        result.error = make.status < 0 ? "make timed out\n" : kbuild::make_error_lines(output);
         return result;
     }
     for (const auto& ko : result.modules)

@@ -156,6 +156,7 @@ std::string render_json(const ValidationReport& r) {
        << "  \"series\": " << quote(r.series) << ",\n"
        << "  \"base_commit\": " << quote(r.base_commit) << ",\n"
        << "  \"headers_dir\": " << quote(r.headers_dir) << ",\n"
+       << "  \"build_dir_note\": " << quote(r.build_dir_note) << ",\n"
        << "  \"kernel_release\": " << quote(r.kernel_release) << ",\n"
        << "  \"config_hz\": " << r.config_hz << ",\n"
        << "  \"levels\": [";

@@ -138,6 +138,8 @@ std::string render_markdown(const ValidationReport& report,
     if (report.config_hz)
         md << " (CONFIG_HZ=" << report.config_hz << ")";
     md << "\n";
+    if (!report.build_dir_note.empty())
+        md << "- " << report.build_dir_note << "\n";
     bool booted = std::find(report.levels.begin(), report.levels.end(), 4) != report.levels.end();
     if (booted && !report.kernel_release.empty())
         md << "- guest kernel: " << report.kernel_release << " in QEMU (TCG), emulated I2C TPM\n";

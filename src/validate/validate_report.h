@@ -105,7 +105,8 @@ struct ValidationReport {
     std::string tree;
     std::string series; // the series directory or the git range
     std::string base_commit;
-    std::string headers_dir;
+    std::string headers_dir;    // the tree's build dir L3 builds in
+    std::string build_dir_note; // how it was chosen: kbuild::describe()
     std::string kernel_release; // the guest kernel
     int config_hz = 0;
     std::vector<int> levels;   // requested
@@ -116,6 +117,7 @@ struct ValidationReport {
     double wall_seconds = 0;
     std::vector<PatchResult> patches;
     std::vector<std::string> errors; // problems outside any one patch
+    std::string work_dir_kept;       // scratch checkout, builds' and boots' logs (--keep-work)
 
     bool passed() const;
 };

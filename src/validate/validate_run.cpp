@@ -7,6 +7,7 @@
 #include "guest/guest_benchmark.h"
 #include "kbuild/kernel_tree.h"
 #include "kbuild/modules.h"
+#include "kbuild/prepared_build.h"
 #include "validate/checkpatch_run.h"
 #include "validate/git_am.h"
 #include "validate/levels_device.h"
@@ -193,6 +194,8 @@ void SeriesValidator::run() {
         report_.errors.push_back(e.what());
         return;
     }
+    if (options_.keep_work)
+        checkout_->keep();
 
     for (size_t i = 0; i < series.patches.size(); ++i) {
         const SeriesPatch& patch = series.patches[i];
@@ -325,7 +328,10 @@ void SeriesValidator::level_build(PatchResult& result, const std::vector<KbuildM
                 out.message =
                     std::string("builds") +
                     (out.config_value == "y" ? " (built in by the config; as a module here)" : "") +
-                    ", no new warnings";
+                    ", no new warnings" +
+                    (linked_without_symvers(report_.headers_dir)
+                         ? " (no Module.symvers in the build dir: unresolved symbols not checked)"
+                         : "");
             }
             (out.status == LevelStatus::passed ? built : failed)
                 .push_back(m.name + ": " + out.message);
@@ -433,17 +439,29 @@ ValidationReport run_validation(const ValidateOptions& options) {
     report.profile = options.profile;
     report.started_at = utc_now();
 
-    // The kernel the modules are built for and the guest boots.
+    // L3 builds in the tree's own build dir: the caller's (the CLI resolves and says it), or
+    // one found or prepared for the tree here — never another version's headers.
     report.headers_dir = options.headers_dir;
+    report.build_dir_note = options.build_dir_note;
+    if (report.headers_dir.empty() && (wants(options, 3) || wants(options, 4))) {
+        try {
+            kbuild::BuildDirRequest request;
+            request.tree = options.tree;
+            request.cache_dir = options.cache_dir;
+            request.on_progress = options.on_progress;
+            kbuild::BuildDir build = kbuild::resolve_build_dir(request);
+            report.headers_dir = build.dir;
+            report.build_dir_note = kbuild::describe(build, kbuild::choose_hz(0, build));
+        } catch (const kbuild::BuildDirError& e) {
+            report.errors.push_back(e.what());
+            report.wall_seconds = seconds_since(start);
+            return report;
+        }
+    }
+    // The guest kernel: Debian's packaged one (the setup's).
     try {
-        GuestEnvironment env = GuestEnvironment::load();
-        if (report.headers_dir.empty())
-            report.headers_dir = env.headers_dir;
-        report.kernel_release = env.kernel_release;
+        report.kernel_release = GuestEnvironment::load().kernel_release;
     } catch (const std::exception&) {
-        if (report.headers_dir.empty())
-            if (auto version = read_kernel_version(options.tree))
-                report.headers_dir = find_build_dir(options.tree, *version);
     }
     if (!report.headers_dir.empty())
         report.config_hz = read_config_hz(report.headers_dir).value_or(0);
@@ -459,7 +477,11 @@ ValidationReport run_validation(const ValidateOptions& options) {
         }
         if (options.keep_work)
             temporary_work->release();
+    } else {
+        effective.keep_work = true; // the caller's directory: all of it stays
     }
+    if (effective.keep_work)
+        report.work_dir_kept = effective.work_dir;
     if (!fs::is_directory(options.tree)) {
         report.errors.push_back("tree '" + options.tree + "' is not a directory");
     } else if (options.series_dir.empty() == options.git_range.empty()) {
