@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <unistd.h>
 
 namespace fs = std::filesystem;
 
@@ -34,17 +35,48 @@ void print_result(const series::SeriesResult& r) {
         std::printf("pruned %zu old ksweep branch%s in the scratch repository (keeping %zu)\n",
                     r.pruned_branches, r.pruned_branches == 1 ? "" : "es",
                     git::kScratchBranchesKept);
-    if (r.series.size() > 1)
-        std::printf("More patches than one series should carry: split into %zu series.\n",
-                    r.series.size());
     for (const auto& s : r.series) {
-        std::printf("\nbranch %s (base %s), %zu patch%s in %s/\n", s.branch.c_str(),
+        std::printf("\nseries %s (change-id %s): branch %s (base %s), %zu patch%s in %s/\n",
+                    s.name.c_str(), s.change_id.c_str(), s.branch.c_str(),
                     s.base.substr(0, 12).c_str(), s.subjects.size(),
                     s.subjects.size() == 1 ? "" : "es", s.dir.c_str());
         for (const auto& f : s.files)
             std::printf("  %s\n", fs::path(f).filename().c_str());
         std::printf("recipients: %zu To, %zu Cc in all\n", s.to.size(), s.cc.size());
     }
+    for (const auto& f : r.index.finished)
+        std::printf("\nfinished: %s (change-id %s): %s\n", f.name.c_str(), f.change_id.c_str(),
+                    f.why.c_str());
+    size_t patches = 0;
+    for (const auto& s : r.series)
+        patches += s.subjects.size();
+    std::printf("\n%zu series, %zu patches; %zu left alone; index: %s (and index.md)\n",
+                r.series.size(), patches, r.index.left_alone.size(), r.index_path.c_str());
+}
+
+// --plan: one row per patch, what decides where it goes (Markdown, for people).
+void print_plan(const series::SweepIndex& index) {
+    std::printf("| series | patch | files | entry | tree | recipients | prefix from |\n"
+                "|---|---|---|---|---|---|---|\n");
+    auto joined = [](const std::vector<std::string>& v) {
+        std::string out;
+        for (const auto& x : v)
+            out += (out.empty() ? "" : ", ") + x;
+        return out;
+    };
+    for (const auto& s : index.series)
+        for (const auto& p : s.patches) {
+            std::vector<std::string> all = p.to;
+            all.insert(all.end(), p.cc.begin(), p.cc.end());
+            std::printf("| %s | %s | %s | %s | %s | %s | %s |\n", s.name.c_str(), p.subject.c_str(),
+                        joined(p.files).c_str(), s.entry.c_str(),
+                        (s.tree.empty() ? "(none: " + s.tree_key + ")" : s.tree).c_str(),
+                        joined(all).c_str(), p.prefix_source.c_str());
+        }
+    for (const auto& f : index.finished)
+        std::printf("\nfinished: %s: %s\n", f.name.c_str(), f.why.c_str());
+    std::printf("\n%zu series; %zu left alone. --plan writes nothing.\n", index.series.size(),
+                index.left_alone.size());
 }
 
 } // namespace
@@ -53,18 +85,25 @@ int series_command(int argc, char** argv) {
     std::string rule_path = default_rule_path(), out_dir, group = "driver", signoff, report, branch,
                 cache_dir;
     TreeBuildOptions tree_build;
-    int reroll = 0, jobs = 2;
-    bool force = false, no_thread = false;
+    int reroll = 0, jobs = 2, max_patches = 15;
+    bool force = false, no_thread = false, plan = false;
     std::vector<std::string> positionals;
     ArgParser args("series", "[options] TREE [PATH...]",
-                   "Fixes the rule's sites under the PATHs of TREE on a new branch\n"
-                   "(ksweep/<rule>-<YYYYMMDD>) and writes git format-patch mails: one patch per\n"
-                   "driver, subject prefixes from history or MAINTAINERS, To/Cc from MAINTAINERS,\n"
-                   "a cover letter, base-commit. The checkout, index and current branch are not\n"
-                   "touched; a tree outside git gets a cached scratch repository.");
+                   "Fixes the rule's sites under the PATHs of TREE on new branches\n"
+                   "(ksweep/<rule>-<YYYYMMDD>[-<series>]) and writes git format-patch mails: one\n"
+                   "patch per driver, one series per maintainer tree (MAINTAINERS T:) split into\n"
+                   "parts of at most --max-patches, subject prefixes from history, the table or\n"
+                   "MAINTAINERS, To/Cc from MAINTAINERS, cover letters, base-commit; an index\n"
+                   "(index.json, index.md) that a later run into the same -o DIR continues. The\n"
+                   "checkout, index and current branch are not touched; a tree outside git gets\n"
+                   "a cached scratch repository.");
     args.option("--rule", &rule_path, "FILE", "rule file (default: rules/msleep_small.yaml)");
     args.option("-o", &out_dir, "DIR", "output directory (default: patches/<branch>)");
-    args.option("-v", &reroll, "N", "version of the series: [PATCH vN ...]");
+    args.option("-v", &reroll, "N",
+                "version of the series: [PATCH vN ...]; a series of an earlier run gets\n"
+                "\"Changes in vN\" in its cover letter");
+    args.option("--max-patches", &max_patches, "N",
+                "patches per series (default 15: submitting-patches.rst's \"15 or so\")");
     args.option("--group", &group, "driver|file|dir|maintainer",
                 "what one patch holds (default: driver, a module or a file)");
     args.option("--signoff", &signoff, "\"NAME <MAIL>\"",
@@ -76,6 +115,9 @@ int series_command(int argc, char** argv) {
     args.option("--cache", &cache_dir, "DIR", "scratch repositories (default ~/.cache/ksweep)");
     args.flag("--force", &force, "replace the patches in a non-empty output directory");
     args.flag("--no-thread", &no_thread, "no Message-Id/In-Reply-To headers");
+    args.flag("--plan", &plan,
+              "print each patch's series, files, MAINTAINERS entry, tree, recipients and\n"
+              "prefix source; write nothing");
     args.positionals(&positionals, 1);
     if (auto rc = args.parse(argc, argv))
         return *rc;
@@ -84,8 +126,8 @@ int series_command(int argc, char** argv) {
         std::fprintf(stderr, "ksweep series: --group must be driver, file, dir or maintainer\n");
         return 2;
     }
-    if (jobs < 1 || reroll < 0) {
-        std::fprintf(stderr, "ksweep series: -j and -v must be positive\n");
+    if (jobs < 1 || reroll < 0 || max_patches < 1) {
+        std::fprintf(stderr, "ksweep series: -j, -v and --max-patches must be positive\n");
         return 2;
     }
     try {
@@ -97,7 +139,9 @@ int series_command(int argc, char** argv) {
         scan.build_dir = build.build.dir;
         scan.hz = build.hz.hz;
         scan.jobs = jobs;
-        Progress progress("scanning", Progress::mode_for_stderr());
+        // A live line on a terminal; plain lines in a log, where a whole-tree run is watched.
+        const auto mode = isatty(STDERR_FILENO) ? Progress::Mode::Live : Progress::Mode::Lines;
+        Progress progress("scanning", mode);
         scan.progress = [&](size_t done, size_t total) { progress.update(done, total); };
         ScanResult found = scan_tree(rule, scan);
         progress.finish();
@@ -122,10 +166,21 @@ int series_command(int argc, char** argv) {
         options.cache_dir = cache_dir;
         options.signature = std::string("ksweep ") + KSWEEP_VERSION;
         options.thread = !no_thread;
+        options.max_patches = static_cast<size_t>(max_patches);
+        options.plan_only = plan;
+        Progress writing("writing series", plan ? Progress::Mode::Off : mode);
+        options.progress = [&](size_t done, size_t total, const std::string& series) {
+            writing.update(done, total, series);
+        };
         // The reproducible-builds convention: a fixed date makes two runs write the same mails.
         if (const char* epoch = std::getenv("SOURCE_DATE_EPOCH"))
             options.now = std::stoll(epoch);
-        print_result(series::write_series(rule, fix, options));
+        series::SeriesResult result = series::write_series(rule, fix, options);
+        writing.finish();
+        if (plan)
+            print_plan(result.index);
+        else
+            print_result(result);
         return 0;
     } catch (const RuleError& e) {
         std::fprintf(stderr, "%s\n", e.what());

@@ -26,4 +26,10 @@ template <typename J> std::string json_text(const J& document, int indent = 2) {
     return document.dump(indent, ' ', false, J::error_handler_t::replace) + "\n";
 }
 
+// One JSON string literal, quotes included, for the files whose layout ksweep writes itself
+// (validate's report.json, series' index.json) with every value through the library.
+inline std::string json_quote(const std::string& s) {
+    return Json(s).dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
 } // namespace ksweep

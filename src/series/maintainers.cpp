@@ -367,6 +367,9 @@ Maintainers Maintainers::load(const std::string& tree) {
         case 'S':
             current->info.status = e.value;
             break;
+        case 'T':
+            current->info.trees.push_back(e.value);
+            break;
         default:
             break;
         }

@@ -26,6 +26,7 @@ struct MaintainerSection {
     std::vector<std::string> reviewers;     // R:
     std::vector<std::string> lists;         // L: (address and note)
     std::vector<std::string> file_patterns; // F: as written, "drivers/char/tpm/"
+    std::vector<std::string> trees;         // T: as written, "git git://.../jic23/iio.git"
     std::string status;                     // S:
 };
 

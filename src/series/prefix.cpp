@@ -64,6 +64,18 @@ std::vector<std::string> subject_tags(const std::string& subject) {
             break;
         tags.push_back(tag);
     }
+    // Input's "xpad - " and hwmon's "(lm90) " after the tags end the prefix themselves.
+    if (!tags.empty()) {
+        const std::string rest = s.substr(pos);
+        auto dash = rest.find(" - ");
+        if (dash != std::string::npos && looks_like_tag(rest.substr(0, dash)))
+            tags.push_back(rest.substr(0, dash) + " -");
+        else if (rest.size() > 2 && rest[0] == '(') {
+            auto close = rest.find(") ");
+            if (close != std::string::npos && looks_like_tag(rest.substr(1, close - 1)))
+                tags.push_back(rest.substr(0, close + 1));
+        }
+    }
     return tags;
 }
 
@@ -137,16 +149,64 @@ std::vector<std::string> history_subjects(git_repository* repo, const git_oid& f
     return subjects;
 }
 
-std::string prefix_from_maintainers(const Maintainers& maintainers, const std::string& file,
-                                    const std::string& module, const SubjectTable& table) {
-    if (auto prefix = table.prefix_for(file, module)) {
+std::string with_verb_case(std::string summary, bool lower) {
+    if (lower && !summary.empty())
+        summary[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(summary[0])));
+    return summary;
+}
+
+namespace {
+
+// Whether most subjects that start with `prefix` go on in lower case ("Input: xpad - fix").
+bool history_writes_lower(const std::vector<std::string>& subjects, const std::string& prefix) {
+    size_t lower = 0, upper = 0;
+    for (const auto& s : subjects) {
+        if (s.compare(0, prefix.size(), prefix) != 0)
+            continue;
+        size_t at = s.find_first_not_of(": ", prefix.size());
+        if (at == std::string::npos)
+            continue;
+        unsigned char c = static_cast<unsigned char>(s[at]);
+        lower += std::islower(c) ? 1 : 0;
+        upper += std::isupper(c) ? 1 : 0;
+    }
+    return lower > upper;
+}
+
+} // namespace
+
+PrefixChoice choose_prefix(const std::vector<std::string>* history, const Maintainers& maintainers,
+                           const std::string& file, const std::string& module,
+                           const SubjectTable& table) {
+    std::string why_not;
+    if (history) {
+        const size_t n = history->size();
+        if (n >= kMinHistorySubjects) {
+            if (auto prefix = modal_prefix(*history))
+                return {*prefix, history_writes_lower(*history, *prefix),
+                        "history: " + std::to_string(n) + " commits"};
+            why_not = "history: no subject of " + std::to_string(n) + " commits has a prefix; ";
+        } else {
+            why_not = "history: " + std::to_string(n) +
+                      (n == 1 ? " commit touches" : " commits touch") +
+                      " these files, fewer than " + std::to_string(kMinHistorySubjects) + "; ";
+        }
+    }
+    if (auto m = table.match_for(file, module)) {
+        std::string prefix = m->prefix;
         // "ASoC: codecs: wm8904:" is tags like history's prefixes; "Input: xpad -" and
         // "hwmon: (lm90)" keep the separator the subject needs.
-        if (prefix->back() == ':')
-            prefix->pop_back();
-        return *prefix;
+        if (prefix.back() == ':')
+            prefix.pop_back();
+        return {prefix, m->entry->lower_verb,
+                why_not + "table " + table.source_path + ":" + std::to_string(m->entry->line)};
     }
-    return prefix_from_path(maintainers, file, module);
+    return {prefix_from_path(maintainers, file, module), false, why_not + "MAINTAINERS and path"};
+}
+
+std::string prefix_from_maintainers(const Maintainers& maintainers, const std::string& file,
+                                    const std::string& module, const SubjectTable& table) {
+    return choose_prefix(nullptr, maintainers, file, module, table).prefix;
 }
 
 std::string prefix_from_maintainers(const Maintainers& maintainers, const std::string& file,

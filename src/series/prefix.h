@@ -34,12 +34,36 @@ struct HistoryLimits {
 std::optional<std::string> modal_prefix(const std::vector<std::string>& subjects);
 
 // The tags of one subject ("ACPI: OSL: Use x" -> {"ACPI", "OSL"}); empty when it has none.
+// A last tag may carry its own separator: "Input: xpad - fix" -> {"Input", "xpad -"},
+// "hwmon: (lm90) Add" -> {"hwmon", "(lm90)"}.
 std::vector<std::string> subject_tags(const std::string& subject);
 
 // Subjects of recent non-merge commits that changed any of `paths` (repository-relative).
 std::vector<std::string> history_subjects(git_repository* repo, const git_oid& from,
                                           const std::vector<std::string>& paths,
                                           const HistoryLimits& limits = {});
+
+// History decides only when at least this many commits touched the files: one local commit
+// (a fixture's "Import", someone's own fix) must not set a subsystem's prefix.
+constexpr size_t kMinHistorySubjects = 5;
+
+// The prefix chosen for a patch, the case of the summary's first word, and where both came
+// from ("history: 30 commits", "table rules/subject_prefixes.yaml:29", "MAINTAINERS and path",
+// with why history did not decide when it did not).
+struct PrefixChoice {
+    std::string prefix;
+    bool lower_verb = false; // "Input: xpad - use ...", not "Use ..."
+    std::string source;
+};
+
+// `history` is nullptr for a repository without it (a scratch one); else the subjects of
+// history_subjects() for the patch's files.
+PrefixChoice choose_prefix(const std::vector<std::string>* history, const Maintainers& maintainers,
+                           const std::string& file, const std::string& module,
+                           const SubjectTable& table);
+
+// The summary with its first letter in the chosen case ("Use x" -> "use x").
+std::string with_verb_case(std::string summary, bool lower);
 
 // The fallback for trees without history: `table`'s convention for the file, else
 // prefix_from_path(). `module` may be empty.

@@ -25,7 +25,7 @@ struct PatchMeasurement {
     double baseline_median_us = 0, patched_median_us = 0;
 };
 
-// The figures series takes from a validate report (validate::ValidationReport is the report
+// The figures series takes from a validate report (validate::ValidationFigures is the report
 // itself; this is the part of its JSON form commit messages quote).
 struct ValidationFigures {
     std::string kernel_release; // the guest kernel

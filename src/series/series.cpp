@@ -1,19 +1,23 @@
 #include "series/series.h"
 
 #include "core/cache_dir.h"
+#include "core/sha256.h"
 #include "git/git_handle.h"
 #include "git/repository.h"
 #include "git/scratch_prune.h"
+#include "series/cover_letter.h"
 #include "series/mail.h"
+#include "series/maintainer_tree.h"
 #include "series/maintainers.h"
 #include "series/message.h"
 #include "series/prefix.h"
 #include "series/report.h"
-#include "series/text_wrap.h"
+#include "series/sweep_plan.h"
 
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 
 namespace fs = std::filesystem;
@@ -69,20 +73,27 @@ std::string yyyymmdd(long long now) {
     return buf;
 }
 
-// Refuses a non-empty output directory unless forced; with force, old mails go.
-void prepare_out_dir(const std::string& dir, bool force, bool remove_old) {
+// An output directory holds the sweep's index and a folder per series. One that holds
+// something else is refused unless forced; an earlier run's index makes this run its next.
+void check_out_dir(const std::string& dir, bool force) {
     if (!fs::exists(dir))
         return;
     if (!fs::is_directory(dir))
         throw std::runtime_error(dir + ": exists and is not a directory");
-    if (fs::is_empty(dir))
+    if (fs::is_empty(dir) || fs::exists(dir + "/index.json") || force)
         return;
-    if (!force)
-        throw std::runtime_error(dir + ": not empty; use --force to replace its patches, or -o");
-    if (remove_old)
-        for (const auto& e : fs::directory_iterator(dir))
-            if (e.path().extension() == ".patch")
-                fs::remove(e.path());
+    throw std::runtime_error(dir + ": not empty and holds no sweep index (index.json); use "
+                                   "--force to write into it anyway, or -o");
+}
+
+// A series' folder gets only this run's mails: the earlier ones' *.patch files go.
+void clear_mails(const std::string& dir) {
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec))
+        return;
+    for (const auto& e : fs::directory_iterator(dir))
+        if (e.path().extension() == ".patch")
+            fs::remove(e.path());
 }
 
 git_filemode_t mode_at(git_tree* tree, const std::string& path) {
@@ -149,98 +160,6 @@ std::string diffstat(git_repository* repo, const git_oid& from, const git_oid& t
     return buf.str();
 }
 
-void append_unique(std::vector<std::string>* out, const std::vector<std::string>& add) {
-    for (const auto& a : add)
-        if (std::find(out->begin(), out->end(), a) == out->end())
-            out->push_back(a);
-}
-
-struct PlannedPatch {
-    std::vector<const FileFix*> files;
-    std::string module; // the group's module, "" when none
-    std::string subject;
-    std::string body;
-    Recipients recipients;
-    git_oid commit{};
-};
-
-std::string first_tag(const std::string& subject) {
-    auto colon = subject.find(": ");
-    return colon == std::string::npos ? "" : subject.substr(0, colon);
-}
-
-std::string cover_blurb(const Rule& rule, const std::vector<PlannedPatch>& patches,
-                        const MessageContext& all, const ValidationFigures& report, size_t part,
-                        size_t parts) {
-    size_t sites = 0;
-    for (const auto& p : patches)
-        for (const auto* f : p.files)
-            for (const auto& s : f->sites)
-                sites += s.fixed;
-    std::string target = expand("{target}", message_values(all));
-    std::string jiffy = expand("{jiffy_ms}", message_values(all));
-    std::string text = rule.summary.empty() ? "" : rule.summary + ".\n\n";
-    text += "This series converts " + std::to_string(sites) + " call site" +
-            (sites == 1 ? "" : "s") + " in " + std::to_string(patches.size()) + " driver" +
-            (patches.size() == 1 ? "" : "s") + " to " + target + "(), one patch per driver. " +
-            "At HZ=" + std::to_string(all.hz) + " a jiffy is " + jiffy +
-            " ms and msleep() rounds every sleep up to whole jiffies and then to the timer "
-            "wheel's granularity, so the sleeps below " +
-            std::to_string(rule.threshold_ms) +
-            " ms here last several times what they ask for; each patch lists its call sites "
-            "with the real sleep predicted for them.\n\n";
-    if (parts > 1)
-        text += "This is part " + std::to_string(part) + " of " + std::to_string(parts) +
-                ": the change touches more drivers than one posting should carry, so it is "
-                "split into series of at most " +
-                std::to_string(patches.size()) + " patches.\n\n";
-    if (!report.patches.empty()) {
-        text += std::string("Validation (ksweep validate: L1 git am, L2 checkpatch.pl --strict, "
-                            "L3 module build, L4 QEMU boot with an emulated device): ") +
-                (report.passed ? "every patch passed." : "NOT every patch passed.") + "\n\n";
-        for (const auto& p : patches) {
-            std::vector<std::string> names;
-            for (const auto* f : p.files)
-                names.push_back(f->file);
-            if (const auto* m = report.for_files(names)) {
-                text += "- " + p.subject.substr(0, p.subject.rfind(": ")) + ": " +
-                        level_summary(*m) + ".\n";
-                if (m->measured)
-                    text += "  " + describe(*m, report) + "\n";
-            }
-        }
-    } else {
-        text += "No runtime measurements accompany this posting.\n";
-    }
-    return wrap_body(text, 75);
-}
-
-std::string cover_letter(const WrittenSeries& ws, const std::vector<PlannedPatch>& patches,
-                         const std::string& subject, const std::string& blurb, const Identity& who,
-                         const SeriesOptions& opts, long long now, const std::string& message_id,
-                         const std::string& stats) {
-    std::string mail = "From " + oid_hex(patches.back().commit) + " Mon Sep 17 00:00:00 2001\n";
-    if (!message_id.empty())
-        mail += "Message-Id: <" + message_id + ">\n";
-    // git leaves the cover letter's headers unencoded (its pretty context for the cover
-    // letter does not ask for encoded email headers); match it.
-    mail += from_header(who.name, who.email, false);
-    mail += "Date: " + rfc2822_date(now, 0) + "\n";
-    std::string head = "Subject: " + subject_prefix(0, patches.size(), opts.reroll) + " ";
-    mail += head + encoded_subject(head, subject, false) + "\n";
-    mail += mime_headers_for(subject + blurb + who.name);
-    mail += address_header("To", ws.to) + address_header("Cc", ws.cc) + "\n";
-    mail += blurb + "\n";
-    // git shortlog as format-patch --cover-letter prints it: wrapped at 72, indents 2 and 4.
-    mail += who.name + " (" + std::to_string(patches.size()) + "):\n";
-    for (const auto& p : patches)
-        mail += git_wrap(p.subject, 2, 4, 72) + "\n";
-    mail += "\n" + stats + "\n";
-    mail += "\nbase-commit: " + ws.base + "\n";
-    mail += "-- \n" + opts.signature + "\n\n";
-    return mail;
-}
-
 void write_text(const std::string& path, const std::string& text) {
     std::ofstream out(path, std::ios::binary);
     out << text;
@@ -264,25 +183,102 @@ bool branch_exists(git_repository* repo, const std::string& name) {
 
 } // namespace
 
-std::string unique_branch_name(git_repository* repo, const std::string& wanted, size_t parts,
+std::string unique_branch_name(git_repository* repo, const std::string& wanted,
+                               const std::vector<std::string>& suffixes,
                                const std::function<bool(const std::string&)>& also_taken) {
     int valid = 0;
     check(git_branch_name_is_valid(&valid, wanted.c_str()), "git_branch_name_is_valid");
     if (!valid)
         throw std::runtime_error("'" + wanted + "' is not a valid branch name");
-    // A split series takes NAME-1..NAME-k: the name must be free with all of its parts.
+    auto is_taken = [&](const std::string& n) {
+        return branch_exists(repo, n) || (also_taken && also_taken(n));
+    };
+    // A sweep's series take NAME-<series>: the name must be free with all of them.
     for (int n = 1;; ++n) {
         std::string name = n == 1 ? wanted : wanted + "-" + std::to_string(n);
-        auto is_taken = [&](const std::string& n) {
-            return branch_exists(repo, n) || (also_taken && also_taken(n));
-        };
         bool taken = is_taken(name);
-        for (size_t k = 1; parts > 1 && k <= parts && !taken; ++k)
-            taken = is_taken(name + "-" + std::to_string(k));
+        for (size_t k = 0; k < suffixes.size() && !taken; ++k)
+            taken = is_taken(name + "-" + suffixes[k]);
         if (!taken)
             return name;
     }
 }
+
+namespace {
+
+// A patch as decided before any commit: its files, subject, body, recipients and tree.
+struct PlannedPatch {
+    std::string key;
+    std::vector<const FileFix*> files;
+    std::vector<FileForLookup> lookup;
+    std::string module; // the group's module, "" when none
+    std::string prefix, summary;
+    PrefixChoice prefix_choice;
+    std::string body;
+    Recipients recipients;
+    TreeAssignment tree;
+    git_oid commit{};
+};
+
+size_t sites_of(const std::vector<const FileFix*>& files) {
+    size_t n = 0;
+    for (const auto* f : files)
+        for (const auto& s : f->sites)
+            n += s.fixed;
+    return n;
+}
+
+// What -v N compares: the text of every file before and after.
+std::string digest_of(const std::vector<const FileFix*>& files) {
+    Sha256 h;
+    for (const auto* f : files) {
+        h.update(f->file);
+        h.update(std::string_view("\0", 1));
+        h.update(f->original);
+        h.update(std::string_view("\0", 1));
+        h.update(f->fixed);
+    }
+    return to_hex(h.finish());
+}
+
+IndexPatch index_patch(const PlannedPatch& p, const std::string& subject) {
+    IndexPatch ip;
+    ip.key = p.key;
+    ip.subject = subject;
+    for (const auto* f : p.files)
+        ip.files.push_back(f->file);
+    ip.sites = sites_of(p.files);
+    ip.prefix_source = p.prefix_choice.source;
+    ip.digest = digest_of(p.files);
+    ip.to = p.recipients.to;
+    ip.cc = p.recipients.cc;
+    return ip;
+}
+
+// Subjects unique within a series: a repeated one says which driver, then counts.
+std::vector<std::string> unique_subjects(const std::vector<const PlannedPatch*>& patches) {
+    std::set<std::string> seen;
+    std::vector<std::string> out;
+    for (const auto* p : patches) {
+        std::string subject = full_summary(p->prefix, p->summary);
+        std::string label =
+            p->module.empty() ? fs::path(p->files.front()->file).stem().string() : p->module;
+        if (seen.count(subject))
+            subject = full_summary(p->prefix, p->summary, 75, " in " + label);
+        for (int n = 2; seen.count(subject); ++n)
+            subject = full_summary(p->prefix, p->summary, 75, " (" + std::to_string(n) + ")");
+        seen.insert(subject);
+        out.push_back(subject);
+    }
+    return out;
+}
+
+std::string first_tag(const std::string& subject) {
+    auto colon = subject.find(": ");
+    return colon == std::string::npos ? "" : subject.substr(0, colon);
+}
+
+} // namespace
 
 SeriesResult write_series(const Rule& rule, const FixResult& fix, const SeriesOptions& in) {
     LibGit2 lib;
@@ -310,6 +306,13 @@ SeriesResult write_series(const Rule& rule, const FixResult& fix, const SeriesOp
     SeriesResult result;
     result.scratch = repo.owned.has_value();
     result.repository = repo.git_dir;
+    SweepIndex& index = result.index;
+    index.rule = rule.name;
+    index.tree = opts.tree;
+    index.base = oid_hex(repo.base);
+    for (const auto& s : fix.skipped)
+        index.left_alone.push_back(
+            {s.finding.file + ":" + std::to_string(s.finding.line), s.reason});
 
     // A file whose text differs from the base commit has changes of its own (uncommitted, or
     // the tree moved on): committing the fixed text would send those too.
@@ -318,13 +321,17 @@ SeriesResult write_series(const Rule& rule, const FixResult& fix, const SeriesOp
     std::vector<const FileFix*> usable;
     for (const auto& f : fix.files) {
         std::string committed;
+        std::string why;
         if (!read_blob_at(repo.repo.get(), base_tree.get(), repo.tree_prefix + f.file, &committed))
-            result.warnings.push_back(f.file + ": not in the base commit; left out");
+            why = "not in the base commit; left out";
         else if (committed != f.original)
-            result.warnings.push_back(f.file + ": differs from the base commit (uncommitted "
-                                               "changes?); left out");
+            why = "differs from the base commit (uncommitted changes?); left out";
         else
             usable.push_back(&f);
+        if (!why.empty()) {
+            result.warnings.push_back(f.file + ": " + why);
+            index.left_alone.push_back({f.file, why});
+        }
     }
     if (usable.empty())
         throw std::runtime_error("nothing to send: every changed file was left out");
@@ -333,7 +340,38 @@ SeriesResult write_series(const Rule& rule, const FixResult& fix, const SeriesOp
     for (const auto* f : usable)
         paths.push_back(f->file);
     auto groups = group_files(opts.tree, paths, opts.group, &maintainers);
-    const size_t parts = (groups.size() + opts.max_patches - 1) / opts.max_patches;
+
+    // Each patch: its prefix (history when there is enough, else the table, else the path),
+    // summary, body, recipients and the maintainer tree that will apply it.
+    const SubjectTable& table = shipped_subject_table();
+    std::vector<PlannedPatch> patches;
+    std::vector<PatchSlot> slots;
+    for (const auto& group : groups) {
+        PlannedPatch p;
+        p.key = group.key;
+        p.module = group.module;
+        std::vector<std::string> repo_paths, names;
+        for (size_t i : group.files) {
+            p.files.push_back(usable[i]);
+            p.lookup.push_back({usable[i]->file, usable[i]->original});
+            repo_paths.push_back(repo.tree_prefix + usable[i]->file);
+            names.push_back(usable[i]->file);
+        }
+        MessageContext ctx{&rule,  p.files, fix.scan.hz, fix.scan.kernel, report.for_files(names),
+                           &report};
+        std::optional<std::vector<std::string>> history;
+        if (!repo.owned)
+            history = history_subjects(repo.repo.get(), repo.base, repo_paths);
+        p.prefix_choice = choose_prefix(history ? &*history : nullptr, maintainers, names.front(),
+                                        p.module, table);
+        p.prefix = p.prefix_choice.prefix;
+        p.summary = with_verb_case(summary_from_template(ctx), p.prefix_choice.lower_verb);
+        p.body = commit_body(ctx, who.formatted());
+        p.recipients = maintainers.recipients(p.lookup);
+        p.tree = assign_tree(maintainers, names);
+        slots.push_back({p.key, p.tree.key, p.tree.slug});
+        patches.push_back(std::move(p));
+    }
 
     // With the default output folder, patches/<branch>, a name whose folder a run already
     // filled is taken too: pruning frees old branch names (scratch_prune.h), their mails stay.
@@ -341,116 +379,178 @@ SeriesResult write_series(const Rule& rule, const FixResult& fix, const SeriesOp
         std::error_code ec;
         return opts.out_dir.empty() && !fs::is_empty("patches/" + name, ec) && !ec;
     };
-    const std::string branch = unique_branch_name(
-        repo.repo.get(),
-        opts.branch.empty() ? "ksweep/" + rule.name + "-" + yyyymmdd(now) : opts.branch, parts,
-        default_dir_used);
-    std::string out_dir = opts.out_dir.empty() ? "patches/" + branch : opts.out_dir;
-    auto part_name = [&](const std::string& s, size_t k) {
-        return parts == 1 ? s : s + "-" + std::to_string(k);
-    };
-    for (size_t k = 1; k <= parts; ++k)
-        prepare_out_dir(part_name(out_dir, k), opts.force, false);
+    const std::string wanted_branch =
+        opts.branch.empty() ? "ksweep/" + rule.name + "-" + yyyymmdd(now) : opts.branch;
+    // An output folder given is where the sweep lives: its index makes this run the next one.
+    // The default, patches/<branch>, is new for each run.
+    std::optional<SweepIndex> previous;
+    if (!opts.out_dir.empty()) {
+        check_out_dir(opts.out_dir, opts.force);
+        if (fs::exists(opts.out_dir + "/index.json"))
+            previous = load_index(opts.out_dir + "/index.json");
+        if (previous && previous->rule != rule.name)
+            throw std::runtime_error(opts.out_dir + " holds a sweep of rule " + previous->rule +
+                                     ", not " + rule.name + ": use another -o");
+    }
 
-    for (size_t k = 1; k <= parts; ++k) {
-        size_t first = (k - 1) * opts.max_patches;
-        size_t last = std::min(groups.size(), first + opts.max_patches);
-        std::vector<PlannedPatch> patches;
-        std::set<std::string> subjects;
-        MessageContext all{&rule, {}, fix.scan.hz, fix.scan.kernel, nullptr, &report};
-        git_oid parent = repo.base;
-        for (size_t g = first; g < last; ++g) {
-            PlannedPatch p;
-            p.module = groups[g].module;
-            std::vector<FileForLookup> lookup;
-            std::vector<std::string> repo_paths, names;
-            for (size_t i : groups[g].files) {
-                p.files.push_back(usable[i]);
-                all.files.push_back(usable[i]);
-                lookup.push_back({usable[i]->file, usable[i]->original});
-                repo_paths.push_back(repo.tree_prefix + usable[i]->file);
-                names.push_back(usable[i]->file);
-            }
-            MessageContext ctx{
-                &rule, p.files, fix.scan.hz, fix.scan.kernel, report.for_files(names), &report};
-            std::optional<std::string> prefix;
-            if (!repo.owned)
-                prefix = modal_prefix(history_subjects(repo.repo.get(), repo.base, repo_paths));
-            if (!prefix)
-                prefix = prefix_from_maintainers(maintainers, names.front(), p.module);
-            std::string summary = summary_from_template(ctx);
-            p.subject = full_summary(*prefix, summary);
-            std::string label =
-                p.module.empty() ? fs::path(names.front()).stem().string() : p.module;
-            if (subjects.count(p.subject))
-                p.subject = full_summary(*prefix, summary, 75, " in " + label);
-            for (int n = 2; subjects.count(p.subject); ++n)
-                p.subject = full_summary(*prefix, summary, 75, " (" + std::to_string(n) + ")");
-            subjects.insert(p.subject);
-            p.body = commit_body(ctx, who.formatted());
-            p.recipients = maintainers.recipients(lookup);
-            p.commit = commit_group(repo.repo.get(), parent, p.files, repo.tree_prefix,
-                                    p.subject + "\n\n" + p.body, sig.get());
-            parent = p.commit;
-            patches.push_back(std::move(p));
+    SweepPlan plan =
+        plan_sweep(slots, opts.max_patches, previous ? &*previous : nullptr, yyyymmdd(now));
+    index.finished = plan.finished;
+    std::vector<std::string> names;
+    for (const auto& sp : plan.series)
+        names.push_back(sp.name);
+    // One series keeps the plain branch name; several take NAME-<series>.
+    const std::string branch = unique_branch_name(
+        repo.repo.get(), wanted_branch, plan.series.size() > 1 ? names : std::vector<std::string>{},
+        default_dir_used);
+    const std::string final_out = opts.out_dir.empty() ? "patches/" + branch : opts.out_dir;
+    if (!opts.plan_only)
+        check_out_dir(final_out, opts.force);
+
+    std::map<std::string, std::vector<std::string>> series_of_tree;
+    for (const auto& sp : plan.series)
+        series_of_tree[slots[sp.patches.front()].tree_key].push_back(sp.name);
+
+    size_t done = 0;
+    for (const auto& sp : plan.series) {
+        std::vector<const PlannedPatch*> members;
+        for (size_t i : sp.patches)
+            members.push_back(&patches[i]);
+        const std::vector<std::string> subjects = unique_subjects(members);
+        const PlannedPatch& first = *members.front();
+
+        IndexSeries is;
+        is.name = sp.name;
+        is.change_id = sp.change_id;
+        is.tree = first.tree.tree;
+        is.tree_key = first.tree.key;
+        is.entry = first.tree.entry;
+        // -v N is for the series an earlier run wrote; one new to this run is a first version.
+        const int reroll = previous && !sp.previous ? 0 : opts.reroll;
+        is.version = reroll > 0 ? reroll : sp.previous ? sp.previous->version : 1;
+        is.branch = plan.series.size() > 1 ? branch + "-" + sp.name : branch;
+        is.base = oid_hex(repo.base);
+        // The cover letter goes to whom get_maintainer.pl names for all the series' files.
+        std::vector<FileForLookup> all_files;
+        for (const auto* p : members)
+            all_files.insert(all_files.end(), p->lookup.begin(), p->lookup.end());
+        Recipients everyone = maintainers.recipients(all_files);
+        is.to = everyone.to;
+        is.cc = everyone.cc;
+        for (size_t i = 0; i < members.size(); ++i)
+            is.patches.push_back(index_patch(*members[i], subjects[i]));
+        std::string changes;
+        if (sp.previous && reroll > sp.previous->version)
+            changes = changes_since(*sp.previous, is.patches, is.base, is.version);
+        if (opts.plan_only) {
+            index.series.push_back(std::move(is));
+            continue;
         }
 
-        WrittenSeries ws;
-        ws.base = oid_hex(repo.base);
-        ws.branch = part_name(branch, k);
+        MessageContext all{&rule, {}, fix.scan.hz, fix.scan.kernel, nullptr, &report};
+        std::vector<git_oid> commits;
+        git_oid parent = repo.base;
+        for (size_t i = 0; i < members.size(); ++i) {
+            all.files.insert(all.files.end(), members[i]->files.begin(), members[i]->files.end());
+            parent = commit_group(repo.repo.get(), parent, members[i]->files, repo.tree_prefix,
+                                  subjects[i] + "\n\n" + members[i]->body, sig.get());
+            commits.push_back(parent);
+        }
         git_reference* ref = nullptr;
-        Commit tip = lookup_commit(repo.repo.get(), patches.back().commit);
-        check(git_branch_create(&ref, repo.repo.get(), ws.branch.c_str(), tip.get(), 0),
+        Commit tip = lookup_commit(repo.repo.get(), commits.back());
+        check(git_branch_create(&ref, repo.repo.get(), is.branch.c_str(), tip.get(), 0),
               "git_branch_create");
         git_reference_free(ref);
 
-        ws.dir = part_name(out_dir, k);
-        prepare_out_dir(ws.dir, opts.force, true);
+        WrittenSeries ws;
+        ws.name = sp.name;
+        ws.change_id = sp.change_id;
+        ws.branch = is.branch;
+        ws.base = is.base;
+        ws.to = is.to;
+        ws.cc = is.cc;
+        ws.dir = final_out + "/" + sp.name;
+        clear_mails(ws.dir);
         fs::create_directories(ws.dir);
-        for (const auto& p : patches) {
-            append_unique(&ws.to, p.recipients.to);
-            append_unique(&ws.cc, p.recipients.cc);
-        }
-        const bool cover = patches.size() > 1;
+        const bool cover = members.size() > 1;
+        // git's "cover.<time>.git.<mail>"; the series of one run are told apart by name.
+        const std::string cover_what = plan.series.size() == 1 ? "cover" : "cover." + sp.name;
         const std::string cover_id =
-            opts.thread && cover ? message_id_for("cover", now, who.email) : "";
+            opts.thread && cover ? message_id_for(cover_what, now, who.email) : "";
         if (cover) {
-            std::string tag = first_tag(patches.front().subject);
-            bool shared = std::all_of(patches.begin(), patches.end(), [&](const PlannedPatch& p) {
-                return first_tag(p.subject) == tag;
-            });
-            std::string subject = full_summary(shared ? tag : "", summary_from_template(all));
-            std::string text = cover_letter(
-                ws, patches, subject, cover_blurb(rule, patches, all, report, k, parts), who, opts,
-                now, cover_id, diffstat(repo.repo.get(), repo.base, patches.back().commit));
-            std::string file = ws.dir + "/" + patch_file_name(0, "cover-letter", opts.reroll);
-            write_text(file, text);
+            std::string tag = first_tag(subjects.front());
+            bool shared = std::all_of(subjects.begin(), subjects.end(),
+                                      [&](const std::string& s) { return first_tag(s) == tag; });
+            std::vector<CoverPatch> cover_patches;
+            for (size_t i = 0; i < members.size(); ++i)
+                cover_patches.push_back({subjects[i], members[i]->files});
+            CoverPlace place{is.tree,          is.entry, sp.name, series_of_tree[is.tree_key],
+                             opts.max_patches, changes};
+            CoverMail m;
+            m.last_commit = oid_hex(commits.back());
+            m.subject = full_summary(shared ? tag : "",
+                                     with_verb_case(summary_from_template(all),
+                                                    shared && first.prefix_choice.lower_verb));
+            m.blurb = cover_blurb(rule, cover_patches, all, report, place);
+            m.author_name = who.name;
+            m.author_email = who.email;
+            m.date = now;
+            m.reroll = reroll;
+            m.message_id = cover_id;
+            m.to = ws.to;
+            m.cc = ws.cc;
+            m.shortlog = subjects;
+            m.diffstat = diffstat(repo.repo.get(), repo.base, commits.back());
+            m.base = ws.base;
+            m.signature = opts.signature;
+            std::string file = ws.dir + "/" + patch_file_name(0, "cover-letter", reroll);
+            write_text(file, cover_letter(m));
             ws.files.push_back(file);
+        } else if (!changes.empty()) {
+            result.warnings.push_back(sp.name + ": the changes since v" +
+                                      std::to_string(sp.previous->version) +
+                                      " are not written: a one-patch series has no cover letter");
         }
-        for (size_t i = 0; i < patches.size(); ++i) {
-            const auto& p = patches[i];
-            Commit c = lookup_commit(repo.repo.get(), p.commit);
+        for (size_t i = 0; i < members.size(); ++i) {
+            Commit c = lookup_commit(repo.repo.get(), commits[i]);
             MailOptions mo;
             mo.abbrev = abbrev;
             mo.number = i + 1;
-            mo.total = patches.size();
-            mo.reroll = opts.reroll;
-            mo.to = p.recipients.to;
-            mo.cc = p.recipients.cc;
+            mo.total = members.size();
+            mo.reroll = reroll;
+            mo.to = members[i]->recipients.to;
+            mo.cc = members[i]->recipients.cc;
             mo.signature = opts.signature;
             if (opts.thread) {
-                mo.message_id = message_id_for(oid_hex(p.commit), now, who.email);
+                mo.message_id = message_id_for(oid_hex(commits[i]), now, who.email);
                 mo.in_reply_to = cover_id;
             }
             if (!cover)
                 mo.base_commit = ws.base;
-            std::string file = ws.dir + "/" + patch_file_name(i + 1, p.subject, opts.reroll);
+            std::string file = ws.dir + "/" + patch_file_name(i + 1, subjects[i], reroll);
             write_text(file, format_patch_mail(repo.repo.get(), c.get(), mo));
             ws.files.push_back(file);
-            ws.subjects.push_back(p.subject);
+            ws.subjects.push_back(subjects[i]);
+            if (opts.progress)
+                opts.progress(++done, patches.size(), sp.name);
         }
+        index.series.push_back(std::move(is));
         result.series.push_back(std::move(ws));
     }
+    if (opts.plan_only)
+        return result;
+
+    // Finished series leave no mails behind to be sent again by mistake.
+    for (const auto& f : plan.finished) {
+        clear_mails(final_out + "/" + f.name);
+        std::error_code ec;
+        fs::remove(final_out + "/" + f.name, ec); // only when empty
+    }
+    fs::create_directories(final_out);
+    result.index_path = final_out + "/index.json";
+    write_text(result.index_path, render_index_json(index));
+    write_text(final_out + "/index.md", render_index_markdown(index));
+
     // Only a scratch repository ksweep owns is pruned; in the user's own the branches stay.
     if (repo.owned) {
         std::vector<std::string> made;

@@ -10,6 +10,7 @@
 #include "git/git_handle.h"
 #include "rewrite/fixer.h"
 #include "series/grouping.h"
+#include "series/sweep_index.h"
 
 #include <functional>
 #include <string>
@@ -19,21 +20,26 @@ namespace ksweep::series {
 
 struct SeriesOptions {
     std::string tree;    // the kernel tree the fix was made in
-    std::string out_dir; // empty: patches/<branch>
-    bool force = false;  // write into a non-empty out_dir (its *.patch files are replaced)
-    int reroll = 0;      // -v N
+    std::string out_dir; // empty: patches/<branch>; holds index.{json,md} and a folder a series
+    bool force = false;  // write into a non-empty out_dir that holds no index of an earlier run
+    int reroll = 0;      // -v N; 0: a new series is v1, one of an earlier run keeps its version
     GroupBy group = GroupBy::Driver;
-    std::string signoff;   // "Name <mail>"; empty: git config user.name/user.email
-    std::string report;    // validation report JSON; empty: none
-    std::string branch;    // empty: ksweep/<rule>-<YYYYMMDD>
-    std::string cache_dir; // scratch repositories; empty: ksweep::cache_dir()
-    std::string signature; // after "-- "; empty: "ksweep <version>"
-    size_t max_patches = 15;
-    bool thread = true; // Message-Id / In-Reply-To like git format-patch --thread
-    long long now = 0;  // seconds since the epoch; 0: the current time (tests pin it)
+    std::string signoff;     // "Name <mail>"; empty: git config user.name/user.email
+    std::string report;      // validation report JSON; empty: none
+    std::string branch;      // empty: ksweep/<rule>-<YYYYMMDD>
+    std::string cache_dir;   // scratch repositories; empty: ksweep::cache_dir()
+    std::string signature;   // after "-- "; empty: "ksweep <version>"
+    size_t max_patches = 15; // per series (submitting-patches.rst: "15 or so at a time")
+    bool plan_only = false;  // decide everything, write nothing: SeriesResult::index only
+    bool thread = true;      // Message-Id / In-Reply-To like git format-patch --thread
+    long long now = 0;       // seconds since the epoch; 0: the current time (tests pin it)
+    // Called after each patch is committed and mailed (done of total, the series' name).
+    std::function<void(size_t, size_t, const std::string&)> progress;
 };
 
 struct WrittenSeries {
+    std::string name;      // the series' folder under the output, kept across runs
+    std::string change_id; // kept across runs
     std::string branch;
     std::string dir;
     std::string base;                  // base commit, hex
@@ -43,7 +49,9 @@ struct WrittenSeries {
 };
 
 struct SeriesResult {
-    std::vector<WrittenSeries> series; // more than one when there were more than max_patches
+    std::vector<WrittenSeries> series; // one per maintainer tree, or per part of a tree's patches
+    SweepIndex index;                  // what index.json holds (and the plan, with plan_only)
+    std::string index_path;            // index.json written; "" with plan_only
     std::vector<std::string> warnings; // files left out, and why
     bool scratch = false;              // the tree was not a git repository
     std::string repository;            // where the commits are
@@ -54,9 +62,10 @@ struct SeriesResult {
 // been written when the output directory or identity is unusable.
 SeriesResult write_series(const Rule& rule, const FixResult& fix, const SeriesOptions& in);
 
-// `wanted`, or wanted-2, -3... when taken in `repo` or by `also_taken`; with parts > 1 the
-// name's parts (NAME-1..NAME-parts) must be free too.
-std::string unique_branch_name(git_repository* repo, const std::string& wanted, size_t parts = 1,
+// `wanted`, or wanted-2, -3... when taken in `repo` or by `also_taken`; NAME-<suffix> must be
+// free too for each of `suffixes` (the branches of a sweep's series).
+std::string unique_branch_name(git_repository* repo, const std::string& wanted,
+                               const std::vector<std::string>& suffixes = {},
                                const std::function<bool(const std::string&)>& also_taken = {});
 
 } // namespace ksweep::series

@@ -108,6 +108,12 @@ std::optional<std::string> fill(const std::string& t,
 
 std::optional<std::string> SubjectTable::prefix_for(const std::string& file,
                                                     const std::string& module) const {
+    auto m = match_for(file, module);
+    return m ? std::optional<std::string>(m->prefix) : std::nullopt;
+}
+
+std::optional<TableMatch> SubjectTable::match_for(const std::string& file,
+                                                  const std::string& module) const {
     std::vector<const SubjectConvention*> matching;
     for (const auto& e : entries)
         if (file.compare(0, e.path.size(), e.path) == 0 && (e.module.empty() || e.module == module))
@@ -139,7 +145,7 @@ std::optional<std::string> SubjectTable::prefix_for(const std::string& file,
                 {"file", stripped(stem(file), e->strip)},
             };
             if (auto prefix = fill(t, values))
-                return prefix;
+                return TableMatch{*prefix, e};
         }
     }
     return std::nullopt;
@@ -158,7 +164,7 @@ SubjectTable parse_subject_table(const std::string& text, const std::string& pat
     table.source_path = path;
     for (const auto& node : list) {
         Yaml::require_map(path, node, "a prefixes entry");
-        Yaml::reject_unknown_keys(path, node, {"path", "module", "subject", "strip"});
+        Yaml::reject_unknown_keys(path, node, {"path", "module", "subject", "strip", "verb"});
         for (const char* key : {"path", "subject"})
             if (!node[key])
                 Yaml::fail(path, node.Mark(), std::string("a prefixes entry needs '") + key + "'");
@@ -175,6 +181,12 @@ SubjectTable parse_subject_table(const std::string& text, const std::string& pat
             check_template(path, node["subject"], t);
         if (node["strip"])
             e.strip = read_strings(path, node["strip"], "strip");
+        if (node["verb"]) {
+            const std::string verb = read_string(path, node["verb"], "verb");
+            if (verb != "lower" && verb != "upper")
+                Yaml::fail(path, node["verb"].Mark(), "verb must be lower or upper");
+            e.lower_verb = verb == "lower";
+        }
         for (const auto& other : table.entries)
             if (other.path == e.path && other.module == e.module)
                 Yaml::fail(path, node.Mark(),

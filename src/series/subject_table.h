@@ -29,7 +29,14 @@ struct SubjectConvention {
     std::string module;                 // "" for every module under path
     std::vector<std::string> templates; // {"hwmon: ({driver})"}
     std::vector<std::string> strip;     // {"i2c-"}: the first that prefixes the name goes
+    bool lower_verb = false;            // verb: lower - "Input: xpad - use ...", not "Use"
     int line = 0;                       // where the entry is in its file (1-based)
+};
+
+// A filled-in template and the entry it came from.
+struct TableMatch {
+    std::string prefix;
+    const SubjectConvention* entry = nullptr;
 };
 
 struct SubjectTable {
@@ -40,6 +47,8 @@ struct SubjectTable {
     // separator ("Input: xpad -", "hwmon: (lm90)", "ASoC: codecs: wm8904:"); nullopt when no
     // entry covers the file.
     std::optional<std::string> prefix_for(const std::string& file, const std::string& module) const;
+    // The same with the entry that gave it (its line and verb case).
+    std::optional<TableMatch> match_for(const std::string& file, const std::string& module) const;
 };
 
 // A table that cannot be used: what() is "file:line:col: message".

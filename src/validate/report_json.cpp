@@ -1,11 +1,11 @@
 // The JSON report, described field by field in docs/report-json.md. The layout is its own
 // (one line per level, boot and module; samples eight to a line) and numbers keep three
 // decimals, so it is laid out here; every string goes through the JSON library.
+#include "core/json.h"
 #include "validate/report_render.h"
 
 #include <cmath>
 #include <cstdio>
-#include <nlohmann/json.hpp>
 #include <sstream>
 
 namespace ksweep::validate {
@@ -17,7 +17,7 @@ namespace {
 // A JSON string; bytes that are not UTF-8 (a compiler's or checkpatch's output may have
 // them) become U+FFFD rather than invalid JSON.
 std::string quote(const std::string& s) {
-    return nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    return json_quote(s);
 }
 
 std::string number(double v) {

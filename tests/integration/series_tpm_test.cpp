@@ -111,9 +111,9 @@ std::string ksweep(const std::string& args) {
     return r.output;
 }
 
-// One run of `ksweep series TREE drivers/char/tpm` shared by the tests (it scans with clang
-// and, the first time, snapshots the 70k-file tree into the scratch repository).
-class SeriesOnLinux61 : public ::testing::Test {
+// One run of `ksweep series -o OUT TREE <paths>` shared by a suite's tests (it scans with
+// clang and, the first time, snapshots the 70k-file tree into the scratch repository).
+template <const char* kPaths> class SeriesRunOnLinux61 : public ::testing::Test {
   protected:
     static void SetUpTestSuite() {
         tree = tree_6_1();
@@ -121,11 +121,15 @@ class SeriesOnLinux61 : public ::testing::Test {
             return;
         suite_tmp = new TempDir;
         listing_before = tree_listing();
-        out = suite_tmp->path() + "/tpm";
-        log = ksweep("-o " + quote(out) + " " + quote(tree) + " drivers/char/tpm");
+        out = suite_tmp->path() + "/out";
+        log = ksweep("-o " + quote(out) + " " + quote(tree) + " " + kPaths);
         std::smatch m;
         if (std::regex_search(log, m, std::regex("scratch repository\n(\\S+)")))
             scratch = m[1];
+        for (const auto& e : fs::directory_iterator(out))
+            if (e.is_directory())
+                series_dirs.push_back(e.path().string());
+        std::sort(series_dirs.begin(), series_dirs.end());
     }
     static void TearDownTestSuite() {
         delete suite_tmp;
@@ -135,6 +139,7 @@ class SeriesOnLinux61 : public ::testing::Test {
         if (tree.empty() || !fs::exists(tree + "/MAINTAINERS"))
             KSWEEP_SKIP_OR_FAIL("no 6.1 tree: run scripts/setup.sh");
         ASSERT_FALSE(scratch.empty()) << log;
+        ASSERT_FALSE(series_dirs.empty()) << log;
     }
     // What a run could have changed in the tree: new or newer files, a .git.
     static std::string tree_listing() {
@@ -142,9 +147,13 @@ class SeriesOnLinux61 : public ::testing::Test {
     }
 
     static inline std::string tree, out, log, scratch, listing_before;
+    static inline std::vector<std::string> series_dirs; // one folder per series
     static inline TempDir* suite_tmp = nullptr;
     TempDir tmp;
 };
+
+constexpr char kTpm[] = "drivers/char/tpm";
+using SeriesOnLinux61 = SeriesRunOnLinux61<kTpm>;
 
 TEST_F(SeriesOnLinux61, TpmSeriesLeavesTheTreeUntouched) {
     EXPECT_EQ(tree_listing(), listing_before);
@@ -152,7 +161,8 @@ TEST_F(SeriesOnLinux61, TpmSeriesLeavesTheTreeUntouched) {
 }
 
 TEST_F(SeriesOnLinux61, TpmSeriesAppliesPassesCheckpatchAndGoesToTheMaintainers) {
-    auto mails = mails_in(out);
+    ASSERT_EQ(series_dirs.size(), 1u) << log; // one maintainer tree
+    auto mails = mails_in(series_dirs[0]);
     ASSERT_GE(mails.size(), 2u) << log;
     bool cover = mails.size() > 2;
     std::smatch m;
@@ -199,7 +209,7 @@ TEST_F(SeriesOnLinux61, HistoricalNuvotonSeriesAppliesAndPassesCheckpatch) {
     std::string nuvoton_log = ksweep("-o " + quote(nuvoton_out) + " " + quote(clone) +
                                      " drivers/char/tpm/tpm_i2c_nuvoton.c");
     EXPECT_EQ(run_git(clone, "rev-parse HEAD") + run_git(clone, "status --porcelain"), before);
-    auto mails = mails_in(nuvoton_out);
+    auto mails = mails_in(only_series_dir(nuvoton_out));
     ASSERT_EQ(mails.size(), 1u) << nuvoton_log;
     const Mail& mail = mails[0];
     // The prefix comes from the clone's history.
@@ -214,6 +224,73 @@ TEST_F(SeriesOnLinux61, HistoricalNuvotonSeriesAppliesAndPassesCheckpatch) {
                                                      "refs/heads/ksweep/"));
     EXPECT_EQ(run_git(clone, "rev-parse HEAD^{tree}"),
               run_git(clone, "rev-parse " + branch + "^{tree}"));
+}
+
+// The sweep over drivers/iio and drivers/input (30 drivers): one series per maintainer tree,
+// never mixing the two, each with its own cover letter, To/Cc as get_maintainer.pl names them
+// for that series' patches, every patch checkpatch.pl --strict clean and applying to its base.
+constexpr char kIioInput[] = "drivers/iio drivers/input";
+using SweepOnLinux61 = SeriesRunOnLinux61<kIioInput>;
+
+TEST_F(SweepOnLinux61, IioAndInputAreSeparateSeriesToTheirOwnMaintainers) {
+    size_t iio = 0, input = 0;
+    for (const auto& dir : series_dirs) {
+        auto mails = mails_in(dir);
+        const bool cover = mails.front().path.find("0000-cover-letter") != std::string::npos;
+        std::set<std::string> subsystems;
+        std::vector<std::string> all_files;
+        for (size_t i = cover ? 1 : 0; i < mails.size(); ++i) {
+            for (const auto& f : mails[i].files) {
+                subsystems.insert(f.substr(0, f.find('/', std::string("drivers/").size())));
+                all_files.push_back(f);
+            }
+            EXPECT_EQ(mails[i].recipients, get_maintainer(tree, mails[i].files)) << mails[i].path;
+        }
+        ASSERT_EQ(subsystems.size(), 1u) << dir << " mixes trees";
+        iio += subsystems.count("drivers/iio");
+        input += subsystems.count("drivers/input");
+        EXPECT_LE(mails.size(), 16u) << dir; // at most 15 patches and the cover letter
+        EXPECT_TRUE(cover || mails.size() == 1) << dir;
+        // The cover letter goes to whom get_maintainer.pl names for all the series' files.
+        if (cover) {
+            EXPECT_EQ(mails.front().recipients, get_maintainer(tree, all_files)) << dir;
+        }
+    }
+    EXPECT_GE(iio, 1u) << log;
+    EXPECT_GE(input, 1u) << log;
+    // The index lists every series with its tree.
+    std::string index = read_file(out + "/index.json");
+    EXPECT_NE(index.find("\"tree\": \"git git://git.kernel.org/pub/scm/linux/kernel/git/jic23/"
+                         "iio.git\""),
+              std::string::npos);
+    EXPECT_NE(index.find("\"tree\": \"git git://git.kernel.org/pub/scm/linux/kernel/git/dtor/"
+                         "input.git\""),
+              std::string::npos);
+}
+
+TEST_F(SweepOnLinux61, EveryPatchIsCheckpatchStrictCleanAndApplies) {
+    for (const auto& dir : series_dirs) {
+        auto mails = mails_in(dir);
+        std::smatch m;
+        const std::string& last = mails.front().text;
+        ASSERT_TRUE(std::regex_search(last, m, std::regex("\nbase-commit: ([0-9a-f]{40})\n")))
+            << dir;
+        std::string clone = tmp.path() + "/" + fs::path(dir).filename().string();
+        ASSERT_EQ(run("git clone -q --shared --no-checkout " + quote(scratch) + " " + quote(clone))
+                      .status,
+                  0);
+        run_git(clone, "config user.name 'Test Maintainer'");
+        run_git(clone, "config user.email test@example.org");
+        run_git(clone, "sparse-checkout set --cone drivers/iio drivers/input");
+        run_git(clone, "checkout -q --detach " + m[1].str());
+        for (const auto& mail : mails) {
+            if (mail.files.empty())
+                continue; // the cover letter
+            expect_checkpatch_clean(tree, mail);
+            auto am = run("git -C " + quote(clone) + " am -q " + quote(mail.path));
+            EXPECT_EQ(am.status, 0) << mail.path << "\n" << am.output;
+        }
+    }
 }
 
 } // namespace

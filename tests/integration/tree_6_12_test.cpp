@@ -125,8 +125,9 @@ TEST_F(Tree612, SeriesPassesL1ToL3InTheTreesOwnBuildDir) {
                        " " + quote(tree_) + " drivers/char/tpm");
     ASSERT_EQ(made.status, 0) << made.output;
     std::string out = dir.path() + "/report";
-    auto v = run(std::string(KSWEEP_BINARY) + " validate --series " + quote(series) +
-                     " --levels 1,2,3 -o " + quote(out) + " " + quote(tree_),
+    auto v = run(std::string(KSWEEP_BINARY) + " validate --series " +
+                     quote(ksweep::test::only_series_dir(series)) + " --levels 1,2,3 -o " +
+                     quote(out) + " " + quote(tree_),
                  true);
     EXPECT_EQ(v.status, 0) << v.output;
     auto json = llvm::json::parse(ksweep::test::read_file(out + "/report.json"));

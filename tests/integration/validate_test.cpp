@@ -59,7 +59,7 @@ class ValidateOnLinux61 : public ::testing::Test {
         auto made = run(ksweep("series --signoff 'Test Maintainer <test@example.org>' -o " +
                                quote(dir) + " " + quote(tree) + " " + paths));
         EXPECT_EQ(made.status, 0) << made.output;
-        return dir;
+        return only_series_dir(dir); // the one maintainer tree's folder in the output
     }
     // `ksweep validate` of `series` on the tree with `options` into tmp/report, which must exit
     // with `status`: the report directory.
@@ -222,6 +222,7 @@ class HistoricalNuvoton : public ValidateOnLinux61 {
         made = run(ksweep("series --signoff 'T <t@example.org>' -o " + quote(series) + " " +
                           quote(clone) + " drivers/char/tpm/tpm_i2c_nuvoton.c"));
         ASSERT_EQ(made.status, 0) << made.output;
+        series = only_series_dir(series); // the one tree's folder in the sweep's output
     }
     std::string clone, series;
 };

@@ -101,3 +101,55 @@ TEST(PrefixFromMaintainers, WhatTheTpmSubsystemWrites) {
 }
 
 } // namespace
+
+namespace {
+
+using namespace ksweep::series;
+
+// Input's "xpad -" and hwmon's "(lm90)" end a prefix of history's too.
+TEST(PrefixTest, HistoryPrefixesKeepTheirOwnSeparators) {
+    EXPECT_EQ(subject_tags("Input: xpad - add support for X"),
+              (std::vector<std::string>{"Input", "xpad -"}));
+    EXPECT_EQ(subject_tags("hwmon: (lm90) Add support for ADT7481"),
+              (std::vector<std::string>{"hwmon", "(lm90)"}));
+    EXPECT_EQ(modal_prefix({"Input: xpad - add a", "Input: xpad - fix b", "Input: c"}),
+              "Input: xpad -");
+}
+
+SubjectTable input_table() {
+    return parse_subject_table("prefixes:\n"
+                               "  - {path: drivers/input/, subject: \"Input: {driver} -\", "
+                               "verb: lower}\n",
+                               "t.yaml");
+}
+
+// A local commit or two must not decide a subsystem's prefix: the table does, and says why.
+TEST(PrefixTest, HistoryDecidesOnlyWithEnoughCommits) {
+    TempDir dir;
+    write_file(dir.path() + "/MAINTAINERS", "CHAR\nM:\tA <a@example.org>\nF:\tdrivers/char/\n");
+    const Maintainers m = Maintainers::load(dir.path());
+    const SubjectTable table = input_table();
+    std::vector<std::string> one = {"input: my local change"};
+    PrefixChoice c = choose_prefix(&one, m, "drivers/input/misc/foo.c", "foo", table);
+    EXPECT_EQ(c.prefix, "Input: foo -");
+    EXPECT_TRUE(c.lower_verb);
+    EXPECT_EQ(c.source, "history: 1 commit touches these files, fewer than 5; table t.yaml:2");
+
+    std::vector<std::string> five(5, "Input: foo - Fix a thing");
+    c = choose_prefix(&five, m, "drivers/input/misc/foo.c", "foo", table);
+    EXPECT_EQ(c.prefix, "Input: foo -");
+    EXPECT_FALSE(c.lower_verb); // as history writes it
+    EXPECT_EQ(c.source, "history: 5 commits");
+
+    c = choose_prefix(nullptr, m, "drivers/char/x.c", "x", table);
+    EXPECT_EQ(c.source, "MAINTAINERS and path");
+    EXPECT_EQ(with_verb_case("Use usleep_range()", true), "use usleep_range()");
+}
+
+TEST(PrefixTest, TableVerbMustBeLowerOrUpper) {
+    EXPECT_THROW(
+        parse_subject_table("prefixes:\n  - {path: a/, subject: \"a:\", verb: small}\n", "t.yaml"),
+        SubjectTableError);
+}
+
+} // namespace

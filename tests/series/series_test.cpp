@@ -316,14 +316,19 @@ TEST_F(SeriesTest, BodyIsWrappedAndSignedOff) {
               "Some One <some.one@example.org>\n");
 }
 
-TEST_F(SeriesTest, TakenBranchGetsASuffixAndFullOutputDirIsRefused) {
+TEST_F(SeriesTest, TakenBranchGetsASuffixAndAForeignOutputDirIsRefused) {
     SeriesResult first = write_series(rule, fix, opts);
-    std::string branches_before = run_git(repo, "branch --list");
-    EXPECT_THROW(write_series(rule, fix, opts), std::runtime_error); // out dir not empty
-    EXPECT_EQ(run_git(repo, "branch --list"), branches_before);      // and nothing was made
-    opts.force = true;
+    // The same folder again: its index.json makes this the sweep's next run.
     SeriesResult second = write_series(rule, fix, opts);
     EXPECT_EQ(second.series[0].branch, first.series[0].branch + "-2");
+    // A folder with something else in it is not ours to write into.
+    opts.out_dir = tmp.path() + "/foreign";
+    write_file(opts.out_dir + "/notes.txt", "mine\n");
+    std::string branches_before = run_git(repo, "branch --list");
+    EXPECT_THROW(write_series(rule, fix, opts), std::runtime_error);
+    EXPECT_EQ(run_git(repo, "branch --list"), branches_before); // and nothing was made
+    opts.force = true;
+    EXPECT_EQ(write_series(rule, fix, opts).series[0].branch, first.series[0].branch + "-3");
 }
 
 TEST_F(SeriesTest, FreedBranchNameWhoseDefaultFolderHasMailsIsSkipped) {
@@ -347,12 +352,16 @@ TEST_F(SeriesTest, MoreThanMaxPatchesMakesSeveralSeries) {
     opts.branch = "sweep";
     SeriesResult r = write_series(rule, fix, opts);
     ASSERT_EQ(r.series.size(), 2u);
-    EXPECT_EQ(r.series[0].branch, "sweep-1");
-    EXPECT_EQ(r.series[1].branch, "sweep-2");
-    EXPECT_EQ(r.series[0].dir, opts.out_dir + "-1");
+    // TPM DEVICE DRIVER names no tree (T:): its M:/L: set is the tree, named after it.
+    EXPECT_EQ(r.series[0].name, "tpm-device-driver");
+    EXPECT_EQ(r.series[1].name, "tpm-device-driver-2");
+    EXPECT_EQ(r.series[0].branch, "sweep-tpm-device-driver");
+    EXPECT_EQ(r.series[1].branch, "sweep-tpm-device-driver-2");
+    EXPECT_EQ(r.series[0].dir, opts.out_dir + "/tpm-device-driver");
     EXPECT_EQ(r.series[1].subjects.size(), 1u);
     // Each part applies to the base on its own.
-    EXPECT_EQ(run_git(repo, "rev-parse sweep-2~1"), run_git(repo, "rev-parse HEAD"));
+    EXPECT_EQ(run_git(repo, "rev-parse sweep-tpm-device-driver-2~1"),
+              run_git(repo, "rev-parse HEAD"));
     // A single-patch part has no cover letter and carries base-commit itself.
     std::string only = read_file(r.series[1].files[0]);
     EXPECT_NE(only.find("Subject: [PATCH v2] tpm: tpm_nsc: "), std::string::npos) << only;
@@ -448,16 +457,17 @@ TEST_F(SeriesTest, GroupByMaintainerAndByFile) {
 
 namespace {
 
-// Parts of a split series never collide with an earlier run's -2, -3 suffixes.
+// The branches of a sweep's series never collide with an earlier run's.
 TEST_F(SeriesTest, SplitSeriesNamesAvoidTakenSuffixes) {
-    run_git(repo, "branch sweep-2");
+    run_git(repo, "branch sweep-tpm-device-driver-2");
     opts.max_patches = 2;
     opts.branch = "sweep";
     SeriesResult r = write_series(rule, fix, opts);
     ASSERT_EQ(r.series.size(), 2u);
-    EXPECT_EQ(r.series[0].branch, "sweep-3-1");
-    EXPECT_EQ(r.series[1].branch, "sweep-3-2");
-    EXPECT_EQ(run_git(repo, "rev-parse sweep-2"), run_git(repo, "rev-parse HEAD")); // left alone
+    EXPECT_EQ(r.series[0].branch, "sweep-2-tpm-device-driver");
+    EXPECT_EQ(r.series[1].branch, "sweep-2-tpm-device-driver-2");
+    EXPECT_EQ(run_git(repo, "rev-parse sweep-tpm-device-driver-2"),
+              run_git(repo, "rev-parse HEAD")); // left alone
 }
 
 } // namespace

@@ -244,19 +244,32 @@ TEST_F(SubjectOrderTest, TreeOutsideGitTakesTheTablesPrefix) {
     std::string plain = tmp.path() + "/plain";
     run("cp -a " + quote(repo) + " " + quote(plain) + " && rm -rf " + quote(plain + "/.git"));
     opts.tree = plain;
-    EXPECT_EQ(only_subject(), "Input: xpad - Use usleep_range() for short sleeps");
+    // Input's verb is lower case after the dash (the table's verb: lower).
+    EXPECT_EQ(only_subject(), "Input: xpad - use usleep_range() for short sleeps");
 }
 
 TEST_F(SubjectOrderTest, RepositoryWithoutHistoryOfTheFileTakesTheTablesPrefix) {
-    EXPECT_EQ(only_subject(), "Input: xpad - Use usleep_range() for short sleeps");
+    EXPECT_EQ(only_subject(), "Input: xpad - use usleep_range() for short sleeps");
 }
 
-TEST_F(SubjectOrderTest, HistoryWinsOverTheTable) {
-    write_file(repo + "/drivers/input/joystick/xpad.c", source("msleep(5)") + "\n");
-    run_git(repo, "commit -q -am 'joystick: xpad: Add a blank line'");
-    write_file(repo + "/drivers/input/joystick/xpad.c", source("msleep(5)"));
-    run_git(repo, "commit -q -am 'joystick: xpad: Remove the blank line'");
+// Commits that touch xpad.c, each subject with `prefix`.
+void touch_xpad(const std::string& repo, const std::string& prefix, int commits) {
+    const std::string file = repo + "/drivers/input/joystick/xpad.c";
+    for (int i = 0; i < commits; ++i) {
+        const std::string text = read_file(file);
+        write_file(file, i % 2 ? text.substr(0, text.size() - 1) : text + "\n");
+        run_git(repo, "commit -q -am " + quote(prefix + " Blank line " + std::to_string(i)));
+    }
+}
+
+TEST_F(SubjectOrderTest, HistoryOfEnoughCommitsWinsOverTheTable) {
+    touch_xpad(repo, "joystick: xpad:", kMinHistorySubjects + 1);
     EXPECT_EQ(only_subject(), "joystick: xpad: Use usleep_range() for short sleeps");
+}
+
+TEST_F(SubjectOrderTest, AFewLocalCommitsDoNotDecideThePrefix) {
+    touch_xpad(repo, "joystick: xpad:", 2);
+    EXPECT_EQ(only_subject(), "Input: xpad - use usleep_range() for short sleeps");
 }
 
 // Malformed files fail with file:line:col, like rules and device profiles.

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 #include <sstream>
 #include <sys/wait.h>
+#include <vector>
 
 namespace ksweep::test {
 
@@ -67,6 +68,16 @@ std::string trim_newline(std::string s) {
     while (!s.empty() && s.back() == '\n')
         s.pop_back();
     return s;
+}
+
+std::string only_series_dir(const std::string& out) {
+    std::vector<std::string> dirs;
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator(out, ec))
+        if (e.is_directory())
+            dirs.push_back(e.path().string());
+    EXPECT_EQ(dirs.size(), 1u) << out;
+    return dirs.size() == 1 ? dirs[0] : "";
 }
 
 std::string run_git(const std::string& dir, const std::string& args) {

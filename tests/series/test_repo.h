@@ -39,6 +39,10 @@ void init_repo(const std::string& dir);
 // The text without trailing newlines.
 std::string trim_newline(std::string s);
 
+// The one series folder `ksweep series -o DIR` wrote for a single maintainer tree (beside
+// index.json and index.md); "" (and a test failure) when there is not exactly one.
+std::string only_series_dir(const std::string& out);
+
 // git -C dir <args>; fails the test on a non-zero exit.
 std::string run_git(const std::string& dir, const std::string& args);
 

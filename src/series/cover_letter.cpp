@@ -1,0 +1,132 @@
+#include "series/cover_letter.h"
+
+#include "series/mail.h"
+#include "series/text_wrap.h"
+
+#include <map>
+
+namespace ksweep::series {
+
+namespace {
+
+std::string listed(const std::vector<std::string>& items) {
+    std::string out;
+    for (size_t i = 0; i < items.size(); ++i)
+        out += (i == 0 ? "" : i + 1 == items.size() ? " and " : ", ") + items[i];
+    return out;
+}
+
+} // namespace
+
+std::string cover_blurb(const Rule& rule, const std::vector<CoverPatch>& patches,
+                        const MessageContext& all, const ValidationFigures& report,
+                        const CoverPlace& place) {
+    size_t sites = 0;
+    for (const auto& p : patches)
+        for (const auto* f : p.files)
+            for (const auto& s : f->sites)
+                sites += s.fixed;
+    std::string target = expand("{target}", message_values(all));
+    std::string jiffy = expand("{jiffy_ms}", message_values(all));
+    std::string text = rule.summary.empty() ? "" : rule.summary + ".\n\n";
+    text += "This series converts " + std::to_string(sites) + " call site" +
+            (sites == 1 ? "" : "s") + " in " + std::to_string(patches.size()) + " driver" +
+            (patches.size() == 1 ? "" : "s") + " to " + target + "(), one patch per driver. " +
+            "At HZ=" + std::to_string(all.hz) + " a jiffy is " + jiffy +
+            " ms and msleep() rounds every sleep up to whole jiffies and then to the timer "
+            "wheel's granularity, so the sleeps below " +
+            std::to_string(rule.threshold_ms) +
+            " ms here last several times what they ask for; each patch lists its call sites "
+            "with the real sleep predicted for them.\n\n";
+    if (!place.entry.empty())
+        text += "The patches are for " +
+                (place.tree.empty() ? std::string("the maintainers") : place.tree) + " (" +
+                place.entry +
+                " in MAINTAINERS); the same change for other subsystems goes to "
+                "their maintainers separately.\n\n";
+    if (place.tree_series.size() > 1)
+        text += "That tree has more patches than one posting should carry, so they come as " +
+                std::to_string(place.tree_series.size()) + " series of at most " +
+                std::to_string(place.max_patches) + " (" + listed(place.tree_series) +
+                "); this is " + place.name + ".\n\n";
+    if (!place.changes.empty())
+        text += place.changes + "\n";
+    if (!report.patches.empty()) {
+        text += std::string("Validation (ksweep validate: L1 git am, L2 checkpatch.pl --strict, "
+                            "L3 module build, L4 QEMU boot with an emulated device): ") +
+                (report.passed ? "every patch passed." : "NOT every patch passed.") + "\n\n";
+        for (const auto& p : patches) {
+            std::vector<std::string> names;
+            for (const auto* f : p.files)
+                names.push_back(f->file);
+            if (const auto* m = report.for_files(names)) {
+                text += "- " + p.subject.substr(0, p.subject.rfind(": ")) + ": " +
+                        level_summary(*m) + ".\n";
+                if (m->measured)
+                    text += "  " + describe(*m, report) + "\n";
+            }
+        }
+    } else {
+        text += "No runtime measurements accompany this posting.\n";
+    }
+    return wrap_body(text, 75);
+}
+
+std::string cover_letter(const CoverMail& m) {
+    std::string mail = "From " + m.last_commit + " Mon Sep 17 00:00:00 2001\n";
+    if (!m.message_id.empty())
+        mail += "Message-Id: <" + m.message_id + ">\n";
+    // git leaves the cover letter's headers unencoded (its pretty context for the cover
+    // letter does not ask for encoded email headers); match it.
+    mail += from_header(m.author_name, m.author_email, false);
+    mail += "Date: " + rfc2822_date(m.date, 0) + "\n";
+    std::string head = "Subject: " + subject_prefix(0, m.shortlog.size(), m.reroll) + " ";
+    mail += head + encoded_subject(head, m.subject, false) + "\n";
+    mail += mime_headers_for(m.subject + m.blurb + m.author_name);
+    mail += address_header("To", m.to) + address_header("Cc", m.cc) + "\n";
+    mail += m.blurb + "\n";
+    // git shortlog as format-patch --cover-letter prints it: wrapped at 72, indents 2 and 4.
+    mail += m.author_name + " (" + std::to_string(m.shortlog.size()) + "):\n";
+    for (const auto& s : m.shortlog)
+        mail += git_wrap(s, 2, 4, 72) + "\n";
+    mail += "\n" + m.diffstat + "\n";
+    mail += "\nbase-commit: " + m.base + "\n";
+    mail += "-- \n" + m.signature + "\n\n";
+    return mail;
+}
+
+std::string changes_since(const IndexSeries& previous, const std::vector<IndexPatch>& now,
+                          const std::string& base, int version) {
+    std::map<std::string, const IndexPatch*> before;
+    for (const auto& p : previous.patches)
+        before[p.key] = &p;
+    std::vector<std::string> lines;
+    for (const auto& p : now) {
+        auto it = before.find(p.key);
+        if (it == before.end()) {
+            lines.push_back("- New: " + p.subject);
+            continue;
+        }
+        if (it->second->subject != p.subject)
+            lines.push_back("- " + p.subject + ": subject was \"" + it->second->subject + "\"");
+        else if (it->second->digest != p.digest)
+            lines.push_back("- " + p.subject + ": changed");
+        before.erase(it);
+    }
+    for (const auto& p : previous.patches)
+        if (before.count(p.key))
+            lines.push_back("- Dropped " + p.subject +
+                            ": its sites are gone from the tree (applied, or the code changed)");
+    if (!previous.base.empty() && previous.base != base)
+        lines.push_back("- Rebased onto " + base.substr(0, 12) + " (v" +
+                        std::to_string(previous.version) + " was on " +
+                        previous.base.substr(0, 12) + ")");
+    if (lines.empty())
+        lines.push_back("- No change to the patches");
+    std::string out = "Changes in v" + std::to_string(version) + ":\n";
+    for (const auto& l : lines)
+        out += l + "\n";
+    return out;
+}
+
+} // namespace ksweep::series
