@@ -17,6 +17,7 @@ packages=(
     qemu-system-x86 libtpms-dev busybox-static   # the emulated I2C TPM and its guest
     librsvg2-bin                                 # rsvg-convert: validate's SVG to PNG
     libpcre2-dev                                 # Perl regexes of MAINTAINERS (N:, K:)
+    lava-common                                  # LAVA job schema: the --lava jobs are checked
 )
 
 missing=()
