@@ -133,18 +133,23 @@ std::vector<std::string> qemu_command(const GuestRunOptions& o, const std::strin
     auto add = [&](std::initializer_list<std::string> more) { args.insert(args.end(), more); };
     // TCG: KVM does not work on these machines (REFERENCE §5). No NIC: no iPXE ROM to wait for.
     add({o.qemu, "-accel", "tcg", "-m", memory, "-smp", "1"});
-    // Guest time under plain TCG counts the emulator's own slowness: every I2C transfer cost the
-    // guest ~0.25 ms of emulated driver code, on top of the modelled bus time, in both variants.
-    // With icount the virtual CPU retires one instruction per ns (a modest 1 GHz core), so the
-    // driver's code costs what it would on hardware; while the guest sleeps or waits for the
-    // device (sleep=on, the default) its clock runs at real time, the back end's time.
-    add({"-icount", "shift=0"});
+    auto clock = guest_clock_args();
+    args.insert(args.end(), clock.begin(), clock.end());
     add({"-nographic", "-no-reboot", "-nic", "none"});
     add({"-kernel", o.kernel_image, "-initrd", o.initramfs});
     add({"-append", "console=ttyS0 quiet panic=-1 " + guest_kernel_args(o.device, o.extends)});
     auto device = vhost_user_i2c_args(o.memory_mb, socket);
     args.insert(args.end(), device.begin(), device.end());
     return args;
+}
+
+std::vector<std::string> guest_clock_args() {
+    // Guest time under plain TCG counts the emulator's own slowness: every I2C transfer cost the
+    // guest ~0.25 ms of emulated driver code, on top of the modelled bus time, in both variants.
+    // With icount the virtual CPU retires one instruction per ns (a modest 1 GHz core), so the
+    // driver's code costs what it would on hardware; while the guest sleeps or waits for the
+    // device (sleep=on, the default) its clock runs at real time, the back end's time.
+    return {"-icount", "shift=0"};
 }
 
 std::vector<std::string> vhost_user_i2c_args(int memory_mb, const std::string& socket) {

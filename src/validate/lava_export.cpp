@@ -50,8 +50,10 @@ void LavaExport::add_boot(const LavaBootKey& key, const guest::GuestRunOptions& 
     job.kernel_args = guest::guest_kernel_args(run.device, run.extends) + " ksweep.lava=1";
     job.memory_mb = run.memory_mb;
     // The socket is the one the device dictionary's command makes ksweep-tpmd listen on.
-    job.extra_options =
-        guest::vhost_user_i2c_args(run.memory_mb, "/run/ksweep/" + key.device + ".sock");
+    job.extra_options = guest::guest_clock_args();
+    for (auto& arg :
+         guest::vhost_user_i2c_args(run.memory_mb, "/run/ksweep/" + key.device + ".sock"))
+        job.extra_options.push_back(std::move(arg));
     job.tpmd_command = lava_tpmd_command(key.device);
     job.timeout_minutes = static_cast<int>(10 + run.extends / 100);
 

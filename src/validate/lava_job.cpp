@@ -109,20 +109,20 @@ void emit_timeout(YAML::Emitter& out, int minutes) {
     out << YAML::BeginMap << YAML::Key << "minutes" << YAML::Value << minutes << YAML::EndMap;
 }
 
-void emit_image(YAML::Emitter& out, const std::string& name, const LavaImage& image, bool ramdisk) {
+void emit_image(YAML::Emitter& out, const std::string& name, const LavaImage& image,
+                const std::string& image_arg) {
     out << YAML::Key << name << YAML::Value << YAML::BeginMap;
     out << YAML::Key << "url" << YAML::Value << image.url;
     // Quoted: a digest of digits only (or "1e5...") would otherwise read as a number.
     out << YAML::Key << "sha256sum" << YAML::Value << YAML::DoubleQuoted << image.sha256;
-    if (ramdisk) {
+    if (!image_arg.empty())
+        out << YAML::Key << "image_arg" << YAML::Value << image_arg;
+    if (name == "ramdisk") {
         // LAVA unpacks the cpio, adds its test overlay (lava-test-shell) and packs it again.
-        out << YAML::Key << "image_arg" << YAML::Value << "-initrd {ramdisk}";
         out << YAML::Key << "compression" << YAML::Value << "gz";
         out << YAML::Key << "format" << YAML::Value << "cpio.newc";
         out << YAML::Key << "overlays" << YAML::Value << YAML::BeginMap << YAML::Key << "lava"
             << YAML::Value << true << YAML::EndMap;
-    } else {
-        out << YAML::Key << "image_arg" << YAML::Value << "-kernel {kernel}";
     }
     out << YAML::EndMap;
 }
@@ -146,12 +146,16 @@ std::string lava_job_yaml(const LavaJob& job) {
     for (const auto& [name, value] : job.key.metadata())
         out << YAML::Key << name << YAML::Value << YAML::DoubleQuoted << value;
     out << YAML::EndMap;
-    if (job.device_type == "qemu") {
+    const bool qemu = job.device_type == "qemu";
+    if (!qemu) {
+        // A board's boot method (grub, ipxe...) appends these to the lab's kernel command line.
+        out << YAML::Key << "context" << YAML::Value << YAML::BeginMap << YAML::Key
+            << "extra_kernel_args" << YAML::Value << job.kernel_args << YAML::EndMap;
+    } else {
         out << YAML::Key << "context" << YAML::Value << YAML::BeginMap;
         out << YAML::Key << "arch" << YAML::Value << "amd64";
         out << YAML::Key << "no_kvm" << YAML::Value << true;
         out << YAML::Key << "memory" << YAML::Value << job.memory_mb;
-        out << YAML::Key << "extra_kernel_args" << YAML::Value << job.kernel_args;
         out << YAML::Key << "extra_options" << YAML::Value << YAML::BeginSeq;
         // QEMU takes "-option value"; LAVA joins the list with spaces.
         for (size_t i = 0; i < job.extra_options.size(); i += 2)
@@ -165,8 +169,11 @@ std::string lava_job_yaml(const LavaJob& job) {
     out << YAML::Key << "timeout" << YAML::Value;
     emit_timeout(out, 5);
     out << YAML::Key << "images" << YAML::Value << YAML::BeginMap;
-    emit_image(out, "kernel", job.kernel, false);
-    emit_image(out, "ramdisk", job.ramdisk, true);
+    // QEMU's tmpfs boot takes the kernel command line only from the kernel's image_arg.
+    emit_image(out, "kernel", job.kernel,
+               qemu ? "-kernel {kernel} -append \"console=ttyS0 panic=-1 " + job.kernel_args + "\""
+                    : "");
+    emit_image(out, "ramdisk", job.ramdisk, qemu ? "-initrd {ramdisk}" : "");
     out << YAML::EndMap << YAML::EndMap << YAML::EndMap;
 
     if (!job.tpmd_command.empty()) {

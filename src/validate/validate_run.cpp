@@ -451,8 +451,10 @@ void SeriesValidator::level_device(PatchResult& result, const std::vector<Kbuild
         run.lava_key.patch_sha256 =
             lava_series_.series_sha256.empty() ? "" : file_sha256(result.path);
         LevelResult one;
-        result.devices.push_back(
-            run_device_level(*device, snaps.baseline[i], snaps.patched[i], run, one));
+        DeviceRun measured =
+            run_device_level(*device, snaps.baseline[i], snaps.patched[i], run, one);
+        if (!lava_export_) // jobs written, nothing measured: no table, no chart
+            result.devices.push_back(std::move(measured));
         // The first failure decides the level; passes accumulate in the message.
         if (level.status != LevelStatus::failed) {
             level.status = one.status;
@@ -463,7 +465,7 @@ void SeriesValidator::level_device(PatchResult& result, const std::vector<Kbuild
         level.details.insert(level.details.end(), one.details.begin(), one.details.end());
     }
     level.seconds = seconds_since(start);
-    if (result.devices.empty()) {
+    if (booted.empty()) {
         level.status = LevelStatus::not_applicable;
         level.message =
             without_model.empty()

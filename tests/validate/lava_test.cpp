@@ -97,10 +97,11 @@ TEST(LavaExport, EveryJobPassesTheLavaSchemaAndTheManifestHasEachArtifactOnce) {
         fs::path file = dir.path() / "lava" / job["file"].get<std::string>();
         EXPECT_EQ(schema_errors(file), "") << file;
         std::string text = *read_file(file);
-        // The emulated TPM is attached by the very arguments a local boot passes to QEMU.
+        // The emulated TPM and the guest clock: the very arguments a local boot passes to QEMU.
         for (const auto& arg :
              guest::vhost_user_i2c_args(run.memory_mb, "/run/ksweep/tpm_i2c_nuvoton.sock"))
             EXPECT_NE(text.find(arg), std::string::npos) << arg;
+        EXPECT_NE(text.find("- -icount shift=0"), std::string::npos);
         EXPECT_NE(text.find("name: ksweep_tpmd_tpm_i2c_nuvoton"), std::string::npos);
         EXPECT_NE(text.find("ksweep.lava=1"), std::string::npos);
         EXPECT_NE(text.find("ksweep.patch_sha256: \"" + std::string(64, 'b') + "\""),
