@@ -2,7 +2,7 @@
 BUILD ?= build
 JOBS  ?= 2
 
-.PHONY: all setup configure build tools test demo clean
+.PHONY: all setup configure build tools test test-lava demo clean
 
 all: build
 
@@ -22,6 +22,12 @@ tools: configure
 
 test: build
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# L4 through LAVA (lava-run on this machine) against local L4, on the demo's Nuvoton patch;
+# needs lava-dispatcher and one `make demo`. About 4 min on 2 busy cores.
+test-lava: tools
+	@command -v lava-run >/dev/null || sudo apt-get install -y --no-install-recommends lava-dispatcher
+	@tests/integration/lava_e2e.sh
 
 demo: tools
 	@scripts/demo.sh
