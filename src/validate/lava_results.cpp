@@ -3,6 +3,7 @@
 #include "guest/pcr_check.h"
 
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -47,10 +48,16 @@ void take_case(LavaJobResult& result, const std::string& suite, const std::strin
                              kFinal = "pcr16-final-";
     if (name.rfind(kExtend, 0) == 0) {
         std::string index = name.substr(kExtend.size());
-        if (index.empty() || index.find_first_not_of("0123456789") != std::string::npos)
+        if (index.empty() || index.size() > 9 ||
+            index.find_first_not_of("0123456789") != std::string::npos)
             fail(result.dir, "test case " + name + " is not extend-<number>");
-        double us = measurement && measurement.IsScalar() ? std::stod(text(measurement)) : -1;
-        result.extends[static_cast<std::uint32_t>(std::stoul(index))] = {outcome, us};
+        std::string value = text(measurement);
+        char* end = nullptr;
+        double us = std::strtod(value.c_str(), &end);
+        // An extend without its time says nothing about the driver: it counts as failed.
+        bool timed = !value.empty() && end && *end == '\0' && us >= 0;
+        result.extends[static_cast<std::uint32_t>(std::stoul(index))] = {
+            timed ? outcome : "fail (no measurement: '" + value + "')", timed ? us : 0};
     } else if (name.rfind(kInitial, 0) == 0) {
         result.pcr_initial = name.substr(kInitial.size());
     } else if (name.rfind(kFinal, 0) == 0) {

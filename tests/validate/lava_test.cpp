@@ -314,5 +314,18 @@ TEST(LavaResults, AWrongPcrFailsTheBoot) {
     EXPECT_FALSE(b.pcr_passed);
 }
 
+TEST(LavaResults, AnExtendWithoutItsTimeFailsTheBoot) {
+    TempDir dir("ksweep-lava-untimed");
+    LavaBootKey key = sample_key();
+    fs::path job = lava_run_dir(dir.path(), key, "pass", 100);
+    std::string log = *read_file(job / "output.yaml");
+    std::string timed = R"("measurement": 101.25, )";
+    log.replace(log.find(timed), timed.size(), R"("measurement": "n/a", )");
+    std::ofstream(job / "output.yaml") << log;
+    BootRun b = LavaResults::load({dir.path().string()}, sample_expectation()).boot(key);
+    EXPECT_FALSE(b.ok);
+    EXPECT_NE(b.message.find("4 of 4 extends reported, 1 failed"), std::string::npos) << b.message;
+}
+
 } // namespace
 } // namespace ksweep::validate
