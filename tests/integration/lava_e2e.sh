@@ -17,10 +17,17 @@ trap 'rm -rf "$work"' EXIT
 "$ksweep" series --signoff 'T <t@example.org>' -o "$work/series" "$tree" \
     drivers/char/tpm/tpm_i2c_nuvoton.c >/dev/null
 common="--series $work/series --levels 1,4 -n $n --boots $boots"
-"$ksweep" validate $common --lava "$work/lava" -o "$work/jobs" "$tree" 2>/dev/null
-"$here/lava/run-local.sh" "$work/lava" "$work/results"
-"$ksweep" validate $common --lava-results "$work/results" -o "$work/report-lava" "$tree" 2>/dev/null
-"$ksweep" validate $common -o "$work/report-local" "$tree" 2>/dev/null
+# Each step's progress goes to a log, shown when the step fails.
+step() {
+    log=$work/$1.log
+    shift
+    "$@" >"$log" 2>&1 || { cat "$log" >&2; echo "test-lava: failed: $*" >&2; exit 1; }
+    grep -E '^(PASSED|FAILED|ksweep-series)' "$log" || true
+}
+step jobs "$ksweep" validate $common --lava "$work/lava" -o "$work/jobs" "$tree"
+step lava-run "$here/lava/run-local.sh" "$work/lava" "$work/results"
+step lava-results "$ksweep" validate $common --lava-results "$work/results" -o "$work/report-lava" "$tree"
+step local "$ksweep" validate $common -o "$work/report-local" "$tree"
 
 /usr/bin/python3 - "$work/report-lava/report.json" "$work/report-local/report.json" <<'PY'
 import json, sys
