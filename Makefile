@@ -4,7 +4,7 @@ JOBS  ?= 2
 # Extra CMake options, e.g. CMAKE_ARGS=-DKSWEEP_WERROR=ON (what .ci/run passes).
 CMAKE_ARGS ?=
 
-.PHONY: all setup configure build tools test demo format clean
+.PHONY: all setup configure build tools test test-lava demo format clean
 
 all: build
 
@@ -24,6 +24,12 @@ tools: configure
 
 test: build
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# L4 through LAVA (lava-run on this machine) against local L4, on the demo's Nuvoton patch;
+# needs lava-dispatcher and one `make demo`. 4-5 min on 2 cores at load 10 (2026-12-02).
+test-lava: tools
+	@command -v lava-run >/dev/null || sudo apt-get install -y --no-install-recommends lava-dispatcher
+	@tests/integration/lava_e2e.sh
 
 demo: tools
 	@scripts/demo.sh

@@ -11,6 +11,8 @@
 #   ksweep.addr=0xNN      its 7-bit address (default 0x2e)
 #   ksweep.tpm=2.0|1.2    the TPM family the extend benchmark speaks (default 2.0)
 #   ksweep.wait=S         seconds to wait for /dev/tpm0 (default 20)
+#   ksweep.lava=1         a LAVA job's boot: stop at a shell once /dev/tpm0 is there; the job's
+#                         test definition (lava/ksweep-extend.yaml) runs the benchmark
 
 /bin/busybox mkdir -p /proc /sys /dev /usr/bin /usr/sbin /sbin
 /bin/busybox mount -t proc proc /proc
@@ -36,7 +38,7 @@ fail() {
     finish
 }
 
-n=10 device=tpm2_i2c_nuvoton addr=0x2e tpm=2.0 wait=20
+n=10 device=tpm2_i2c_nuvoton addr=0x2e tpm=2.0 wait=20 lava=
 for arg in $(cat /proc/cmdline); do
     case "$arg" in
         ksweep.n=*) n=${arg#*=} ;;
@@ -44,6 +46,7 @@ for arg in $(cat /proc/cmdline); do
         ksweep.addr=*) addr=${arg#*=} ;;
         ksweep.tpm=*) tpm=${arg#*=} ;;
         ksweep.wait=*) wait=${arg#*=} ;;
+        ksweep.lava=*) lava=${arg#*=} ;;
     esac
 done
 say "phase init kernel=$(uname -r) uptime=$(cut -d' ' -f1 /proc/uptime)"
@@ -72,6 +75,11 @@ while [ ! -c /dev/tpm0 ] && [ $tries -gt 0 ]; do
 done
 [ -c /dev/tpm0 ] || fail "/dev/tpm0 did not appear within ${wait}s (probe failed?)"
 say "tpm0 $(cat /sys/class/tpm/tpm0/tpm_version_major 2>/dev/null)"
+
+if [ -n "$lava" ]; then
+    say "phase lava-shell"
+    exec setsid cttyhack sh
+fi
 
 say "phase extend n=$n"
 /bin/tpm_extend --tpm "$tpm" "$n" /dev/tpm0 || say "error tpm_extend exit status $?"

@@ -19,6 +19,7 @@ packages=(
     libpcre2-dev                                 # Perl regexes of MAINTAINERS (N:, K:)
     nlohmann-json3-dev                           # every JSON ksweep writes and reads
     clang-format-14 clang-tidy-14                # the lint tests (and run-clang-tidy-14)
+    lava-common                                  # LAVA job schema: the --lava jobs are checked
 )
 
 missing=()

@@ -74,6 +74,14 @@ int validate_command(int argc, char** argv) {
     tree_build.add_to(parser, false);
     parser.option("--work-dir", &work_dir, "DIR", "keep scratch clone and boot logs here");
     parser.flag("--keep-work", &keep_work, "keep the temporary work directory (boot logs)");
+    std::string lava_dir, lava_url, lava_results;
+    parser.option("--lava", &lava_dir, "DIR",
+                  "L4 as LAVA jobs: write one job per boot, its artifacts and manifest.json "
+                  "into DIR instead of booting (README: In a lab)");
+    parser.option("--lava-artifacts-url", &lava_url, "URL",
+                  "where the lab fetches DIR/artifacts from (default file://DIR/artifacts)");
+    parser.option("--lava-results", &lava_results, "DIR[,DIR...]",
+                  "L4 from LAVA: the boots' results (lava-run output or lava-server export)");
     parser.positionals(&positionals, 1);
     if (auto exit = parser.parse(argc, argv))
         return *exit;
@@ -106,6 +114,17 @@ int validate_command(int argc, char** argv) {
         std::fprintf(stderr, "ksweep validate: %s\n", e.what());
         return 2;
     }
+    if ((!lava_dir.empty() || !lava_results.empty()) &&
+        (series_dir.empty() || (!lava_dir.empty() && !lava_results.empty()) || !profile.empty())) {
+        // A lab's ksweep-tpmd serves its model's default profile: an override would not reach it.
+        std::fprintf(stderr, "ksweep validate: --lava and --lava-results need --series, exclude "
+                             "each other and --profile\n");
+        return 2;
+    }
+    options.lava_dir = lava_dir;
+    options.lava_artifacts_url = lava_url;
+    for (std::istringstream in(lava_results); std::getline(in, lava_results, ',');)
+        options.lava_results.push_back(lava_results);
     options.work_dir = work_dir;
     options.keep_work = keep_work;
     auto start = std::chrono::steady_clock::now();

@@ -68,8 +68,8 @@ std::string extend_executable() {
     return KSWEEP_TPM_EXTEND_PATH;
 }
 
-GuestBenchmarkResult run_guest_benchmark(const GuestBenchmarkOptions& options) {
-    GuestBenchmarkResult result;
+std::optional<GuestRunOptions> prepare_guest_run(const GuestBenchmarkOptions& options,
+                                                 GuestBenchmarkResult& result) {
     auto progress = [&](const std::string& text) {
         if (options.on_progress)
             options.on_progress(text);
@@ -81,7 +81,7 @@ GuestBenchmarkResult run_guest_benchmark(const GuestBenchmarkOptions& options) {
         const device::DeviceEntry* entry = registry.find(options.device);
         if (!entry) {
             result.error = "no device '" + options.device + "' in " + registry_path();
-            return result;
+            return std::nullopt;
         }
         result.device = *entry;
 
@@ -94,7 +94,7 @@ GuestBenchmarkResult run_guest_benchmark(const GuestBenchmarkOptions& options) {
         if (!result.i2c_virtio_build.ok) {
             result.error = "building i2c-virtio.ko failed:\n" + result.i2c_virtio_build.error +
                            "\n  log: " + result.i2c_virtio_build.log_path;
-            return result;
+            return std::nullopt;
         }
 
         progress("building the driver under test");
@@ -112,7 +112,7 @@ GuestBenchmarkResult run_guest_benchmark(const GuestBenchmarkOptions& options) {
                 options.driver_source.empty() ? entry->driver : options.driver_source;
             result.error = "building " + what + " failed:\n" + result.driver_build.error +
                            "\n  log: " + result.driver_build.log_path;
-            return result;
+            return std::nullopt;
         }
 
         progress("assembling the initramfs");
@@ -131,7 +131,7 @@ GuestBenchmarkResult run_guest_benchmark(const GuestBenchmarkOptions& options) {
         if (!fs::exists(vmlinuz)) {
             result.error = "no kernel image " + vmlinuz.string() + " (install linux-image-" +
                            env.kernel_release + ")";
-            return result;
+            return std::nullopt;
         }
         GuestKernel kernel = guest_kernel(vmlinuz, env.tree, env.cache_dir + "/kernel");
         if (!kernel.note.empty())
@@ -148,11 +148,19 @@ GuestBenchmarkResult run_guest_benchmark(const GuestBenchmarkOptions& options) {
         run.run_dir = options.run_dir;
         run.trace = options.trace;
         run.on_progress = options.on_progress;
-        result.run = run_guest(run);
+        return run;
     } catch (const std::exception& e) {
         result.error = e.what();
-        return result;
+        return std::nullopt;
     }
+}
+
+GuestBenchmarkResult run_guest_benchmark(const GuestBenchmarkOptions& options) {
+    GuestBenchmarkResult result;
+    std::optional<GuestRunOptions> run = prepare_guest_run(options, result);
+    if (!run)
+        return result;
+    result.run = run_guest(*run);
     result.summary = summarize(result.run.report.samples);
     result.ok = result.run.outcome == GuestOutcome::passed;
     return result;

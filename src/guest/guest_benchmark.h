@@ -11,6 +11,7 @@
 
 #include <chrono>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -62,6 +63,12 @@ struct GuestBenchmarkResult {
 // ksweep's own helper executables, found beside the ksweep binary's build.
 std::string tpmd_executable();
 std::string extend_executable();
+
+// Everything up to the boot: the modules built, the initramfs assembled, the kernel image found;
+// returns the boot's options, or nullopt with result.error (and the builds) set. The LAVA
+// export (validate/lava_export.h) ships what it names instead of booting it here.
+std::optional<GuestRunOptions> prepare_guest_run(const GuestBenchmarkOptions& options,
+                                                 GuestBenchmarkResult& result);
 
 GuestBenchmarkResult run_guest_benchmark(const GuestBenchmarkOptions& options);
 

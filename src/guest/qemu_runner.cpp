@@ -120,31 +120,45 @@ const char* to_string(GuestOutcome outcome) {
     return "?";
 }
 
+std::string guest_kernel_args(const device::DeviceEntry& device, std::uint32_t extends) {
+    char address[8];
+    std::snprintf(address, sizeof address, "0x%02x", device.i2c_address);
+    return "ksweep.n=" + std::to_string(extends) + " ksweep.device=" + device.i2c_device_id +
+           " ksweep.addr=" + address + " ksweep.tpm=" + device::to_string(device.tpm);
+}
+
 std::vector<std::string> qemu_command(const GuestRunOptions& o, const std::string& socket) {
     std::string memory = std::to_string(o.memory_mb);
     std::vector<std::string> args;
     auto add = [&](std::initializer_list<std::string> more) { args.insert(args.end(), more); };
     // TCG: KVM does not work on these machines (REFERENCE §5). No NIC: no iPXE ROM to wait for.
     add({o.qemu, "-accel", "tcg", "-m", memory, "-smp", "1"});
+    auto clock = guest_clock_args();
+    args.insert(args.end(), clock.begin(), clock.end());
+    add({"-nographic", "-no-reboot", "-nic", "none"});
+    add({"-kernel", o.kernel_image, "-initrd", o.initramfs});
+    add({"-append", "console=ttyS0 quiet panic=-1 " + guest_kernel_args(o.device, o.extends)});
+    auto device = vhost_user_i2c_args(o.memory_mb, socket);
+    args.insert(args.end(), device.begin(), device.end());
+    return args;
+}
+
+std::vector<std::string> guest_clock_args() {
     // Guest time under plain TCG counts the emulator's own slowness: every I2C transfer cost the
     // guest ~0.25 ms of emulated driver code, on top of the modelled bus time, in both variants.
     // With icount the virtual CPU retires one instruction per ns (a modest 1 GHz core), so the
     // driver's code costs what it would on hardware; while the guest sleeps or waits for the
     // device (sleep=on, the default) its clock runs at real time, the back end's time.
-    add({"-icount", "shift=0"});
-    add({"-nographic", "-no-reboot", "-nic", "none"});
-    add({"-kernel", o.kernel_image, "-initrd", o.initramfs});
-    char address[8];
-    std::snprintf(address, sizeof address, "0x%02x", o.device.i2c_address);
-    add({"-append", "console=ttyS0 quiet panic=-1 ksweep.n=" + std::to_string(o.extends) +
-                        " ksweep.device=" + o.device.i2c_device_id + " ksweep.addr=" + address +
-                        " ksweep.tpm=" + device::to_string(o.device.tpm)});
+    return {"-icount", "shift=0"};
+}
+
+std::vector<std::string> vhost_user_i2c_args(int memory_mb, const std::string& socket) {
     // vhost-user needs guest memory the back end can map.
-    add({"-object", "memory-backend-memfd,id=mem,size=" + memory + "M,share=on"});
-    add({"-numa", "node,memdev=mem"});
-    add({"-chardev", "socket,id=tpmi2c,path=" + socket});
-    add({"-device", "vhost-user-i2c-pci,chardev=tpmi2c"});
-    return args;
+    std::string memory = std::to_string(memory_mb);
+    return {"-object",  "memory-backend-memfd,id=mem,size=" + memory + "M,share=on",
+            "-numa",    "node,memdev=mem",
+            "-chardev", "socket,id=tpmi2c,path=" + socket,
+            "-device",  "vhost-user-i2c-pci,chardev=tpmi2c"};
 }
 
 GuestRunResult run_guest(const GuestRunOptions& options) {

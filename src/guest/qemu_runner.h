@@ -67,6 +67,19 @@ struct GuestRunResult {
     int nice = 0;                         // the niceness QEMU and ksweep-tpmd actually got
 };
 
+// What qemu/init.sh reads from the kernel command line: the extends, the I2C device to bind, its
+// address and the benchmark's TPM family.
+std::string guest_kernel_args(const device::DeviceEntry& device, std::uint32_t extends);
+
+// The guest CPU on a fixed instruction clock, so the driver's code costs what it would on
+// hardware (docs/validate-timing.md): for local boots and the LAVA jobs alike.
+std::vector<std::string> guest_clock_args();
+
+// The arguments that give the guest the emulated I2C TPM: shareable guest memory of `memory_mb`
+// (which must equal -m) and the vhost-user-i2c device on the back end's `socket`. One place for
+// both the local boot and the LAVA jobs' extra_options.
+std::vector<std::string> vhost_user_i2c_args(int memory_mb, const std::string& socket);
+
 // The QEMU command line for one boot (exposed for tests and for the log).
 std::vector<std::string> qemu_command(const GuestRunOptions& options, const std::string& socket);
 

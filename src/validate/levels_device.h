@@ -6,6 +6,8 @@
 
 #include "device/device_registry.h"
 #include "guest/guest_device_stats.h"
+#include "validate/lava_export.h"
+#include "validate/lava_results.h"
 #include "validate/levels_module_build.h"
 #include "validate/validate_report.h"
 
@@ -29,6 +31,11 @@ struct DeviceRunOptions {
     std::uint32_t extends = 200;
     std::string profile;  // "" = the model's default
     std::string work_dir; // sources and run directories go below it
+    // LAVA instead of local boots: write one job per boot, or take each boot from the
+    // results; lava_key holds the series, patch and HZ, the run fills in the rest.
+    LavaExport* lava_export = nullptr;
+    const LavaResults* lava_results = nullptr;
+    LavaBootKey lava_key;
     std::function<void(const std::string&)> on_progress;
 };
 

@@ -3,6 +3,7 @@
 #include "core/cache_dir.h"
 #include "core/file_io.h"
 #include "core/process.h"
+#include "core/sha256.h"
 #include "git/repository.h"
 #include "guest/guest_benchmark.h"
 #include "kbuild/kernel_tree.h"
@@ -114,6 +115,13 @@ std::vector<KbuildModule> modules_touched(const std::string& root,
     return modules;
 }
 
+std::string file_sha256(const std::string& path) {
+    auto content = read_file(path);
+    if (!content)
+        throw std::runtime_error("cannot read " + path);
+    return to_hex(sha256(*content));
+}
+
 struct Snapshots {
     std::vector<SourceSnapshot> baseline, patched;
 };
@@ -136,12 +144,18 @@ class SeriesValidator {
                      const Snapshots& snaps);
     void level_device(PatchResult& result, const std::vector<KbuildModule>& modules,
                       const Snapshots& snaps);
+    // Opens the LAVA export or reads the LAVA results when asked; false (with report_.errors)
+    // when they cannot be used.
+    bool set_up_lava(const Series& series);
 
     const ValidateOptions& options_;
     ValidationReport& report_;
     std::string work_dir_, cache_dir_;
     KernelConfig config_;
     std::unique_ptr<ScratchCheckout> checkout_;
+    std::optional<LavaExport> lava_export_;
+    std::optional<LavaResults> lava_results_;
+    LavaBootKey lava_series_; // version, series and HZ of every job
 };
 
 void SeriesValidator::run() {
@@ -160,6 +174,8 @@ void SeriesValidator::run() {
         return;
     }
     report_.series = series.source;
+    if (!set_up_lava(series))
+        return;
 
     // The repository the base commit lives in: the tree's own, or the scratch repository
     // `ksweep series` made for a tree outside git (same cache, same fingerprint).
@@ -209,6 +225,36 @@ void SeriesValidator::run() {
         validate_patch(patch, result);
         report_.patches.push_back(std::move(result));
     }
+    if (lava_export_)
+        progress("LAVA: " + std::to_string(lava_export_->job_count()) + " jobs, manifest " +
+                 lava_export_->write_manifest());
+}
+
+bool SeriesValidator::set_up_lava(const Series& series) {
+    if (options_.lava_dir.empty() && options_.lava_results.empty())
+        return true;
+    try {
+        if (options_.series_dir.empty())
+            throw std::runtime_error("LAVA jobs name their series by its directory: use --series");
+        lava_series_.version = KSWEEP_VERSION;
+        lava_series_.series = fs::absolute(options_.series_dir).lexically_normal().filename();
+        lava_series_.series_sha256 = lava_series_sha256(options_.series_dir);
+        lava_series_.hz = report_.config_hz;
+        if (!options_.lava_dir.empty())
+            lava_export_.emplace(options_.lava_dir, options_.lava_artifacts_url);
+        if (!options_.lava_results.empty()) {
+            LavaExpectation expected{lava_series_.version, lava_series_.series_sha256, {}};
+            for (size_t i = 0; i < series.patches.size(); ++i)
+                expected.patch_sha256[static_cast<int>(i + 1)] =
+                    file_sha256(series.patches[i].path);
+            lava_results_ = LavaResults::load(options_.lava_results, expected);
+            progress("LAVA: " + std::to_string(lava_results_->size()) + " job results read");
+        }
+    } catch (const std::exception& e) {
+        report_.errors.push_back(e.what());
+        return false;
+    }
+    return true;
 }
 
 void SeriesValidator::validate_patch(const SeriesPatch& patch, PatchResult& result) {
@@ -398,9 +444,17 @@ void SeriesValidator::level_device(PatchResult& result, const std::vector<Kbuild
         run.work_dir =
             (fs::path(work_dir_) / ("l4-patch-" + std::to_string(result.number))).string();
         run.on_progress = [this](const std::string& what) { progress("  L4: " + what); };
+        run.lava_export = lava_export_ ? &*lava_export_ : nullptr;
+        run.lava_results = lava_results_ ? &*lava_results_ : nullptr;
+        run.lava_key = lava_series_;
+        run.lava_key.patch = static_cast<int>(result.number);
+        run.lava_key.patch_sha256 =
+            lava_series_.series_sha256.empty() ? "" : file_sha256(result.path);
         LevelResult one;
-        result.devices.push_back(
-            run_device_level(*device, snaps.baseline[i], snaps.patched[i], run, one));
+        DeviceRun measured =
+            run_device_level(*device, snaps.baseline[i], snaps.patched[i], run, one);
+        if (!lava_export_) // jobs written, nothing measured: no table, no chart
+            result.devices.push_back(std::move(measured));
         // The first failure decides the level; passes accumulate in the message.
         if (level.status != LevelStatus::failed) {
             level.status = one.status;
@@ -411,7 +465,7 @@ void SeriesValidator::level_device(PatchResult& result, const std::vector<Kbuild
         level.details.insert(level.details.end(), one.details.begin(), one.details.end());
     }
     level.seconds = seconds_since(start);
-    if (result.devices.empty()) {
+    if (booted.empty()) {
         level.status = LevelStatus::not_applicable;
         level.message =
             without_model.empty()

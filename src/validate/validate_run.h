@@ -24,6 +24,10 @@ struct ValidateOptions {
     std::string cache_dir;       // default: ~/.cache/ksweep (module builds, scratch repos)
     std::string work_dir;        // scratch clone, snapshots, boot logs; default: a temp dir
     bool keep_work = false;      // keep work_dir afterwards (boot logs); a given work_dir is kept
+    // LAVA, --series only: with lava_dir every L4 boot becomes a job in it (lava_export.h)
+    // instead of booting here; with lava_results the boots are read back (lava_results.h).
+    std::string lava_dir, lava_artifacts_url;
+    std::vector<std::string> lava_results;
     std::function<void(const std::string&)> on_progress;
 };
 

@@ -288,3 +288,45 @@ TEST_F(HistoricalNuvoton, DeviceThatNeedsTheLongDelayFailsThePatchedDriver) {
 }
 
 } // namespace
+
+namespace {
+
+// --lava through the binary: L1 here, L4 as one LAVA job per boot with its artifacts, each job
+// accepted by lava_common's strict schema; then --lava-results given a job without results is
+// refused, and the run says why.
+TEST_F(HistoricalNuvoton, LavaWritesOneValidJobPerBootAndAJobWithoutResultsIsRefused) {
+    std::string lava = tmp.path() + "/lava";
+    auto v = run(ksweep("validate --series " + quote(series) + " --levels 1,4 -n 5 --boots 2 " +
+                        "--lava " + quote(lava) + " -o " + quote(tmp.path() + "/jobs") + " " +
+                        quote(clone)));
+    ASSERT_EQ(v.status, 0) << v.output;
+    std::string manifest = lava + "/manifest.json";
+    EXPECT_EQ(json_query(manifest, "len(r['jobs'])"), "4");
+    EXPECT_EQ(
+        json_query(manifest, "sorted(set(j['metadata']['ksweep.variant'] for j in r['jobs']))"),
+        "['baseline', 'patched']");
+    // Each variant has its own initramfs (its modules); the kernel and profile are shared.
+    EXPECT_EQ(json_query(manifest, "len(r['artifacts'])"), "4");
+    auto schema = run("for j in " + quote(lava) + "/jobs/*.yaml; do /usr/bin/python3 -c " +
+                          quote("import sys, yaml\nfrom lava_common.schemas import validate\n"
+                                "validate(yaml.safe_load(open(sys.argv[1])), strict=True)") +
+                          " \"$j\" || exit 1; done",
+                      false);
+    EXPECT_EQ(schema.status, 0) << schema.output;
+
+    // Results: one job's definition with no result at all.
+    std::string results = tmp.path() + "/results";
+    auto first = run("ls " + quote(lava + "/jobs") + " | head -1", false);
+    std::string job = trim_newline(first.output);
+    ASSERT_EQ(run("mkdir -p " + quote(results + "/one") + " && cp " + quote(lava + "/jobs/" + job) +
+                  " " + quote(results + "/one/job.yaml"))
+                  .status,
+              0);
+    auto r = run(ksweep("validate --series " + quote(series) + " --levels 1,4 -n 5 --boots 2 " +
+                        "--lava-results " + quote(results) + " -o " +
+                        quote(tmp.path() + "/report") + " " + quote(clone)));
+    EXPECT_EQ(r.status, 1) << r.output;
+    EXPECT_NE(r.output.find("no results: neither results.yaml"), std::string::npos) << r.output;
+}
+
+} // namespace
