@@ -1,6 +1,7 @@
 #include "guest/guest_output.h"
 
 #include <charconv>
+#include <cstdlib>
 
 namespace ksweep::guest {
 
@@ -90,6 +91,8 @@ void GuestOutputParser::on_guest(std::string_view rest) {
         auto [end, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), version);
         if (ec == std::errc())
             report_.tpm_version = version;
+    } else if (consume(rest, "hz ")) {
+        report_.measured_hz = field<int>(rest, "measured=");
     } else if (consume(rest, "module ")) {
         report_.modules.emplace_back(rest);
     } else if (consume(rest, "error ")) {
@@ -121,6 +124,16 @@ void GuestOutputParser::on_extend(std::string_view rest) {
     } else if (consume(rest, "error ")) {
         report_.errors.emplace_back(rest);
     }
+}
+
+std::string measured_hz_note(const GuestReport& report, int config_hz) {
+    if (!report.measured_hz || *report.measured_hz <= 0)
+        return ", not measured in the guest";
+    int measured = *report.measured_hz;
+    // Jiffies over half a second: a tick either way is noise at HZ=100 (2 %).
+    bool same = config_hz > 0 && std::abs(measured - config_hz) * 20 <= config_hz;
+    return (same ? ", measured " : ", but the guest measured ") + std::to_string(measured) +
+           (same ? " in the guest" : "");
 }
 
 GuestReport parse_guest_output(std::string_view console) {

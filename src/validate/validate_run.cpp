@@ -439,7 +439,6 @@ ValidationReport run_validation(const ValidateOptions& options) {
         GuestEnvironment env = GuestEnvironment::load();
         if (report.headers_dir.empty())
             report.headers_dir = env.headers_dir;
-        report.kernel_release = env.kernel_release;
     } catch (const std::exception&) {
         if (report.headers_dir.empty())
             if (auto version = read_kernel_version(options.tree))
