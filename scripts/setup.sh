@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Idempotent setup for ksweep: installs the Debian packages the build, the tests and the demo
-# need, and unpacks Debian's Linux 6.1 and 6.12 sources once into a cache outside the repository.
+# need, and unpacks Debian's Linux 6.1 source once into a cache outside the repository.
 # Safe to run again: it installs only what is missing and never re-unpacks a complete tree.
 set -euo pipefail
 
@@ -12,7 +12,7 @@ packages=(
     libgit2-dev libyaml-cpp-dev googletest libgtest-dev libgmock-dev
     coccinelle                                   # spatch, the Coccinelle twin
     linux-source-6.1 linux-headers-amd64 linux-image-amd64
-    linux-source-6.12                            # a newer tree: L4 builds and boots it
+    linux-source-6.12                            # a tree with no matching headers: "any tree"
     flex bison bc libelf-dev libssl-dev kmod cpio zstd xz-utils perl python3
     qemu-system-x86 libtpms-dev busybox-static   # the emulated I2C TPM and its guest
     librsvg2-bin                                 # rsvg-convert: validate's SVG to PNG
@@ -43,24 +43,24 @@ if [ "$src_ver" != "$img_ver" ] || [ "$src_ver" != "$hdr_ver" ]; then
     exit 1
 fi
 
-# One unpacked tree per source package, beside each other; a marker names the package version,
-# so a new Debian upload is unpacked again and an interrupted unpack is never trusted.
-unpack() { # <package> <tarball>
-    local ver tree
+# Each source package unpacked once; the marker is written last, so an interrupted unpack is
+# redone, never trusted.
+unpack() { # package, directory
+    local ver
     ver=$(dpkg-query -W -f='${Version}' "$1")
-    tree=$cache/$1
-    if [ ! -f "$tree/.ksweep-unpacked-$ver" ]; then
-        echo "setup: unpacking $1 $ver into $tree" >&2
-        rm -rf "$tree" "$tree.tmp"
-        mkdir -p "$tree.tmp"
-        tar -xaf "$2" -C "$tree.tmp" --strip-components=1
-        mv "$tree.tmp" "$tree"
-        touch "$tree/.ksweep-unpacked-$ver"
+    if [ ! -f "$2/.ksweep-unpacked-$ver" ]; then
+        echo "setup: unpacking $1 $ver into $2"
+        rm -rf "$2" "$2.tmp"
+        mkdir -p "$2.tmp"
+        tar -xaf "/usr/src/$1.tar.xz" -C "$2.tmp" --strip-components=1
+        mv "$2.tmp" "$2"
+        touch "$2/.ksweep-unpacked-$ver"
     fi
-    echo "$tree"
 }
-tree=$(unpack linux-source-6.1 /usr/src/linux-source-6.1.tar.xz)
-tree_6_12=$(unpack linux-source-6.12 /usr/src/linux-source-6.12.tar.xz)
+tree=$cache/linux-source-6.1
+unpack linux-source-6.1 "$tree"
+tree_6_12=$cache/linux-source-6.12
+unpack linux-source-6.12 "$tree_6_12"
 
 # Facts later steps read instead of guessing them again.
 {

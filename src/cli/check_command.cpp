@@ -7,6 +7,7 @@
 #include "check/report_format.h"
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/tree_build.h"
 #include "core/file_io.h"
 #include "core/rule.h"
 
@@ -64,8 +65,8 @@ std::string stdin_name(const std::string& text) {
 } // namespace
 
 int check_command(int argc, char** argv) {
-    std::string tree = ".", rule_path = default_rule_path(), format = "text", git_range, build_dir;
-    int hz = 0;
+    std::string tree = ".", rule_path = default_rule_path(), format = "text", git_range;
+    TreeBuildOptions tree_build;
     bool lexical_only = false;
     check::TextStyle style;
     bool no_summary = false;
@@ -85,9 +86,7 @@ int check_command(int argc, char** argv) {
                 "check the commits of RANGE (A..B, or one commit) of the git tree");
     args.option("--rule", &rule_path, "FILE", "rule file (default: rules/msleep_small.yaml)");
     args.option("--format", &format, "text|json|sarif", "output format (default: text)");
-    args.option("--build-dir", &build_dir, "DIR",
-                "prepared kernel build/headers dir (default: found for the tree's version)");
-    args.option("--hz", &hz, "N", "CONFIG_HZ for the sleep model (default: the build dir's)");
+    tree_build.add_to(args);
     args.flag("--lexical-only", &lexical_only,
               "skip the semantic engine (literals and same-file #defines only)");
     args.flag("--terse", &style.terse, "one line per warning, as checkpatch.pl --terse");
@@ -119,7 +118,8 @@ int check_command(int argc, char** argv) {
 
     try {
         Rule rule = load_rule(rule_path);
-        check::CheckOptions options{tree, build_dir, !lexical_only, hz};
+        TreeBuild build = resolve_tree_build("check", tree, tree_build, !lexical_only);
+        check::CheckOptions options{tree, build.build.dir, !lexical_only, build.hz.hz};
         check::PatchChecker checker(rule, options);
 
         std::vector<check::InputReport> reports;
@@ -166,6 +166,8 @@ int check_command(int argc, char** argv) {
                 return 1;
         return 0;
     } catch (const RuleError& e) {
+        std::fprintf(stderr, "ksweep check: %s\n", e.what());
+    } catch (const kbuild::BuildDirError& e) {
         std::fprintf(stderr, "ksweep check: %s\n", e.what());
     } catch (const check::CheckError& e) {
         std::fprintf(stderr, "ksweep check: %s\n", e.what());

@@ -3,6 +3,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/output.h"
+#include "cli/tree_build.h"
 #include "cli/tree_paths.h"
 #include "core/rule.h"
 #include "rewrite/fixer.h"
@@ -91,8 +92,9 @@ void print_summary(const FixResult& result, bool wrote) {
 } // namespace
 
 int fix_command(int argc, char** argv) {
-    std::string rule_path = default_rule_path(), build_dir;
+    std::string rule_path = default_rule_path();
     int jobs = 2;
+    TreeBuildOptions tree_build;
     bool in_place = false, force = false, lexical_only = false;
     std::vector<std::string> positionals;
     ArgParser args("fix", "[options] TREE [PATH...]",
@@ -105,18 +107,13 @@ int fix_command(int argc, char** argv) {
     args.flag("--force", &force,
               "with --in-place: write over uncommitted changes, or outside a git work tree");
     args.option("-j", &jobs, "N", "parallel jobs (default 2)");
-    args.option("--build-dir", &build_dir, "DIR",
-                "prepared kernel build/headers dir (default: found for the tree's version)");
+    tree_build.add_to(args);
     args.flag("--lexical-only", &lexical_only, "skip the semantic engine");
     args.positionals(&positionals, 1);
     if (auto rc = args.parse(argc, argv))
         return *rc;
     if (jobs < 1) {
         std::fprintf(stderr, "ksweep fix: -j must be positive\n");
-        return 2;
-    }
-    if (!build_dir.empty() && !fs::is_directory(build_dir)) {
-        std::fprintf(stderr, "ksweep fix: --build-dir %s: no such directory\n", build_dir.c_str());
         return 2;
     }
 
@@ -126,7 +123,6 @@ int fix_command(int argc, char** argv) {
         options.tree = positionals[0];
         options.paths =
             tree_relative_paths(options.tree, {positionals.begin() + 1, positionals.end()});
-        options.build_dir = build_dir;
         options.jobs = jobs;
         options.semantic = !lexical_only;
 
@@ -141,6 +137,9 @@ int fix_command(int argc, char** argv) {
             return 2;
         }
 
+        TreeBuild build = resolve_tree_build("fix", options.tree, tree_build, !lexical_only);
+        options.build_dir = build.build.dir;
+        options.hz = build.hz.hz;
         Progress progress("scanning", Progress::mode_for_stderr());
         options.progress = [&](size_t done, size_t total) { progress.update(done, total); };
         const ScanResult scan = scan_tree(rule, options);

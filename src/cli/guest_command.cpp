@@ -145,8 +145,8 @@ int guest_command(int argc, char** argv) {
     std::string sources;
     for (const auto& source : result.driver_sources)
         sources += (sources.empty() ? "" : ", ") + source;
-    std::printf("kernel    %s, CONFIG_HZ=%d%s (%s)\n", result.guest.release.c_str(), result.guest.hz,
-                guest::measured_hz_note(run.report, result.guest.hz).c_str(),
+    std::printf("kernel    %s, CONFIG_HZ=%d%s (%s)\n", result.guest.release.c_str(),
+                result.guest.hz, guest::measured_hz_note(run.report, result.guest.hz).c_str(),
                 result.guest.dir.c_str());
     std::printf("driver    %s (%s)\n", sources.c_str(), build_line(result.driver_build).c_str());
     for (const auto& w : result.driver_build.warnings)

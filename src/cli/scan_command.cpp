@@ -3,6 +3,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/output.h"
+#include "cli/tree_build.h"
 #include "cli/tree_paths.h"
 #include "core/rule.h"
 #include "kbuild/kernel_tree.h"
@@ -69,7 +70,8 @@ struct Summary {
     }
 };
 
-void print_json(const std::string& tree, const Rule& rule, const ScanResult& r) {
+void print_json(const std::string& tree, const Rule& rule, const ScanResult& r,
+                const TreeBuild& build) {
     llvm::json::Array findings;
     for (const auto& f : r.findings)
         findings.push_back(finding_json(f));
@@ -85,8 +87,10 @@ void print_json(const std::string& tree, const Rule& rule, const ScanResult& r) 
         {"rule", rule.name},
         {"threshold_ms", rule.threshold_ms},
         {"hz", r.hz},
+        {"hz_source", build.hz.source},
         {"kernel_version", to_string(r.kernel)},
         {"build_dir", string_or_null(r.build_dir)},
+        {"build", kbuild::describe(build.build, build.hz)},
         {"findings", std::move(findings)},
         {"summary", llvm::json::Object{{"findings", r.findings.size()},
                                        {"actionable", s.actionable},
@@ -160,15 +164,18 @@ void print_text(const Rule& rule, const ScanResult& r) {
                 "(%s), %zu fell back to lexical.\n",
                 s.by_engine["lexical"], s.by_engine["semantic"], r.files_semantic,
                 r.build_dir.empty() ? "no build dir" : r.build_dir.c_str(), r.files_fallback);
+    // Notes (files that fell back to the lexical engine, with their first error) are not
+    // results: stderr.
     for (const auto& e : r.errors)
-        std::printf("note: %s\n", e.c_str());
+        std::fprintf(stderr, "ksweep scan: note: %s\n", e.c_str());
 }
 
 } // namespace
 
 int scan_command(int argc, char** argv) {
-    std::string rule_path = default_rule_path(), format = "text", build_dir;
-    int jobs = 2, hz = 0;
+    std::string rule_path = default_rule_path(), format = "text";
+    int jobs = 2;
+    TreeBuildOptions tree_build;
     bool lexical_only = false, fail_on_findings = false, cross = false;
     std::string engine = "clang";
     std::vector<std::string> positionals;
@@ -179,9 +186,7 @@ int scan_command(int argc, char** argv) {
     args.option("--rule", &rule_path, "FILE", "rule file (default: rules/msleep_small.yaml)");
     args.option("--format", &format, "text|json", "output format (JSON: docs/scan-json.md)");
     args.option("-j", &jobs, "N", "parallel jobs (default 2)");
-    args.option("--build-dir", &build_dir, "DIR",
-                "prepared kernel build/headers dir (default: found for the tree's version)");
-    args.option("--hz", &hz, "N", "CONFIG_HZ for the sleep model (default: the build dir's)");
+    tree_build.add_to(args);
     args.flag("--lexical-only", &lexical_only,
               "skip the semantic engine (literals, same-file #defines)");
     args.flag("--fail-on-findings", &fail_on_findings, "exit 1 when a site is actionable");
@@ -197,12 +202,8 @@ int scan_command(int argc, char** argv) {
                      format.c_str());
         return 2;
     }
-    if (jobs < 1 || hz < 0) {
-        std::fprintf(stderr, "ksweep scan: -j and --hz must be positive\n");
-        return 2;
-    }
-    if (!build_dir.empty() && !fs::is_directory(build_dir)) {
-        std::fprintf(stderr, "ksweep scan: --build-dir %s: no such directory\n", build_dir.c_str());
+    if (jobs < 1) {
+        std::fprintf(stderr, "ksweep scan: -j must be positive\n");
         return 2;
     }
 
@@ -212,9 +213,10 @@ int scan_command(int argc, char** argv) {
         options.tree = positionals[0];
         options.paths =
             tree_relative_paths(options.tree, {positionals.begin() + 1, positionals.end()});
-        options.build_dir = build_dir;
+        TreeBuild build = resolve_tree_build("scan", options.tree, tree_build, !lexical_only);
+        options.build_dir = build.build.dir;
         options.jobs = jobs;
-        options.hz = hz;
+        options.hz = build.hz.hz;
         options.semantic = !lexical_only;
         Progress progress("scanning", Progress::mode_for_stderr());
         options.progress = [&](size_t done, size_t total) { progress.update(done, total); };
@@ -234,7 +236,7 @@ int scan_command(int argc, char** argv) {
         }
 
         if (format == "json")
-            print_json(options.tree, rule, result);
+            print_json(options.tree, rule, result, build);
         else
             print_text(rule, result);
         if (fail_on_findings)

@@ -3,6 +3,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/output.h"
+#include "cli/tree_build.h"
 #include "cli/tree_paths.h"
 #include "core/rule.h"
 #include "git/scratch_prune.h"
@@ -50,7 +51,8 @@ void print_result(const series::SeriesResult& r) {
 
 int series_command(int argc, char** argv) {
     std::string rule_path = default_rule_path(), out_dir, group = "driver", signoff, report, branch,
-                build_dir, cache_dir;
+                cache_dir;
+    TreeBuildOptions tree_build;
     int reroll = 0, jobs = 2;
     bool force = false, no_thread = false;
     std::vector<std::string> positionals;
@@ -70,7 +72,7 @@ int series_command(int argc, char** argv) {
     args.option("--report", &report, "FILE", "validation report JSON (docs/report-json.md)");
     args.option("--branch", &branch, "NAME", "branch name (-2, -3 appended when taken)");
     args.option("-j", &jobs, "N", "parallel scan jobs (default 2)");
-    args.option("--build-dir", &build_dir, "DIR", "prepared kernel build/headers dir");
+    tree_build.add_to(args);
     args.option("--cache", &cache_dir, "DIR", "scratch repositories (default ~/.cache/ksweep)");
     args.flag("--force", &force, "replace the patches in a non-empty output directory");
     args.flag("--no-thread", &no_thread, "no Message-Id/In-Reply-To headers");
@@ -91,7 +93,9 @@ int series_command(int argc, char** argv) {
         ScanOptions scan;
         scan.tree = positionals[0];
         scan.paths = tree_relative_paths(scan.tree, {positionals.begin() + 1, positionals.end()});
-        scan.build_dir = build_dir;
+        TreeBuild build = resolve_tree_build("series", scan.tree, tree_build);
+        scan.build_dir = build.build.dir;
+        scan.hz = build.hz.hz;
         scan.jobs = jobs;
         Progress progress("scanning", Progress::mode_for_stderr());
         scan.progress = [&](size_t done, size_t total) { progress.update(done, total); };

@@ -13,8 +13,8 @@ bool cache_entry_complete(const fs::path& dir, const std::string& marker) {
     return fs::exists(dir / marker);
 }
 
-CacheEntry make_cache_entry(const fs::path& root, const std::string& key,
-                            const std::string& marker, const std::string& marker_text,
+CacheEntry make_cache_entry(const fs::path& root, const std::string& key, const std::string& marker,
+                            const std::string& marker_text,
                             const std::function<void(const fs::path& dir)>& make) {
     std::error_code ec;
     fs::create_directories(root, ec);

@@ -85,9 +85,9 @@ GuestBenchmarkResult run_guest_benchmark(const GuestBenchmarkOptions& options) {
         result.guest = build_guest_kernel({tree, options.hz, "", env.cache_dir, progress});
 
         progress("building the driver under test");
-        ModuleBuildRequest driver = driver_build_request(
-            *entry, options.driver_root.empty() ? tree : options.driver_root,
-            options.driver_source);
+        ModuleBuildRequest driver =
+            driver_build_request(*entry, options.driver_root.empty() ? tree : options.driver_root,
+                                 options.driver_source);
         driver.include_dirs.insert(driver.include_dirs.begin(), options.driver_include_dirs.begin(),
                                    options.driver_include_dirs.end());
         // Against the guest's own build: its Module.symvers, its vermagic.

@@ -63,9 +63,9 @@ GuestBuild build_guest_kernel(const GuestBuildRequest& request) {
     key_hash.update(kbuild::tree_fingerprint(tree) + "\n");
     key_hash.update(kbuild::compiler_identity() + "\n");
     key_hash.update(*fragment + "\nHZ=" + std::to_string(request.hz) + "\n");
-    const std::string key = fs::path(tree).filename().string() + "-" +
-                            kbuild::to_string(*version) + "-hz" + std::to_string(request.hz) +
-                            "-" + to_hex(key_hash.finish()).substr(0, 16);
+    const std::string key = fs::path(tree).filename().string() + "-" + kbuild::to_string(*version) +
+                            "-hz" + std::to_string(request.hz) + "-" +
+                            to_hex(key_hash.finish()).substr(0, 16);
     const fs::path root =
         fs::path(request.cache_dir.empty() ? cache_dir() : request.cache_dir) / "guest-kernels";
 
@@ -76,10 +76,13 @@ GuestBuild build_guest_kernel(const GuestBuildRequest& request) {
                  dir.string() + ": once per tree, config and HZ, then cached");
         configure_guest(tree, dir, fragment_path, request.hz, progress);
         size_t compiled = 0;
+        std::vector<std::string> args{"-C", tree, "O=" + dir.string(),
+                                      "-j" + std::to_string(kbuild::make_jobs())};
+        for (const auto& var : guest_compiler_vars())
+            args.push_back(var);
+        args.insert(args.end(), {"vmlinux", "modules"});
         kbuild::MakeRun run = kbuild::run_make(
-            {"-C", tree, "O=" + dir.string(), "-j" + std::to_string(kbuild::make_jobs()), "vmlinux",
-             "modules"},
-            tree, (dir / "build.log").string(), [&](const std::string& line) {
+            args, tree, (dir / "build.log").string(), [&](const std::string& line) {
                 if (line.rfind("  CC ", 0) == 0 && ++compiled % 100 == 0)
                     progress("guest kernel: " + std::to_string(compiled) + " files compiled, at " +
                              trimmed(line.substr(line.find_first_not_of(' ', 5))));

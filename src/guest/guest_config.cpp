@@ -4,10 +4,12 @@
 #include "core/process.h"
 #include "kbuild/kbuild_make.h"
 
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <regex>
 #include <sstream>
+#include <unistd.h>
 
 namespace fs = std::filesystem;
 
@@ -31,8 +33,10 @@ std::map<std::string, std::string> config_values(const std::string& text) {
     return values;
 }
 
-void make_step(const std::vector<std::string>& args, const std::string& tree, const fs::path& dir,
+void make_step(std::vector<std::string> args, const std::string& tree, const fs::path& dir,
                const std::string& log_name) {
+    std::vector<std::string> vars = guest_compiler_vars();
+    args.insert(args.end() - 1, vars.begin(), vars.end());
     kbuild::MakeRun run = kbuild::run_make(args, tree, (dir / log_name).string());
     if (run.status != 0)
         throw GuestBuildError("configuring the guest kernel failed: make " + args.back() +
@@ -41,6 +45,15 @@ void make_step(const std::vector<std::string>& args, const std::string& tree, co
 }
 
 } // namespace
+
+std::vector<std::string> guest_compiler_vars() {
+    const char* path = std::getenv("PATH");
+    std::istringstream dirs(path ? path : "");
+    for (std::string dir; std::getline(dirs, dir, ':');)
+        if (!dir.empty() && access((fs::path(dir) / "ccache").c_str(), X_OK) == 0)
+            return {"CC=ccache gcc"};
+    return {};
+}
 
 bool is_supported_hz(int hz) {
     return hz == 100 || hz == 250 || hz == 300 || hz == 1000;
@@ -98,8 +111,8 @@ bool tree_defines_symbol(const fs::path& tree, const std::string& symbol) {
         }
         if (path.filename().string().rfind("Kconfig", 0) != 0 || !it->is_regular_file())
             continue;
-        if (auto text = read_file(path); text && text->find(name) != std::string::npos &&
-                                         std::regex_search(*text, definition))
+        if (auto text = read_file(path);
+            text && text->find(name) != std::string::npos && std::regex_search(*text, definition))
             return true;
     }
     return false;
@@ -117,15 +130,15 @@ void configure_guest(const std::string& tree, const fs::path& dir, const std::st
         on_progress("configuring: tinyconfig + " + fragment_path + " + HZ=" + std::to_string(hz));
     make_step({"-C", tree, out, "tinyconfig"}, tree, dir, "config-tinyconfig.log");
     // -m: merge only; olddefconfig below resolves what the fragments leave open.
-    CommandResult merge = run_command({(fs::path(tree) / "scripts/kconfig/merge_config.sh").string(),
-                                       "-m", "-O", dir.string(), (dir / ".config").string(),
-                                       fragment_path, hz_path.string()},
-                                      dir.string(), std::chrono::seconds(120));
+    CommandResult merge =
+        run_command({(fs::path(tree) / "scripts/kconfig/merge_config.sh").string(), "-m", "-O",
+                     dir.string(), (dir / ".config").string(), fragment_path, hz_path.string()},
+                    dir.string(), std::chrono::seconds(120));
     std::ofstream(dir / "config-merge.log") << merge.output;
     if (merge.status != 0)
         throw GuestBuildError("merge_config.sh failed (status " + std::to_string(merge.status) +
-                              ", log " + (dir / "config-merge.log").string() +
-                              "):\n" + kbuild::make_error_lines(merge.output));
+                              ", log " + (dir / "config-merge.log").string() + "):\n" +
+                              kbuild::make_error_lines(merge.output));
     make_step({"-C", tree, out, "olddefconfig"}, tree, dir, "config-olddefconfig.log");
 
     std::string final_config = read_file(dir / ".config").value_or("");

@@ -43,6 +43,11 @@ std::string describe_unmet(const std::vector<UnmetSymbol>& unmet, const std::str
 // CONFIG_ prefix or with it).
 bool tree_defines_symbol(const std::filesystem::path& tree, const std::string& symbol);
 
+// The make variables every guest kernel make runs with: `CC=ccache gcc` when ccache is on PATH
+// (a second HZ changes autoconf.h, so every object is out of date, but ccache's preprocessor mode
+// still serves each file whose preprocessed text did not change: most of them), else none.
+std::vector<std::string> guest_compiler_vars();
+
 // Writes DIR/.config for the guest as described above (logs in DIR). Throws GuestBuildError with
 // make's error lines, or with every fragment symbol that did not take its value.
 void configure_guest(const std::string& tree, const std::filesystem::path& dir,

@@ -75,8 +75,8 @@ BuildDir make_build_dir(const BuildDirRequest& request, const std::string& tree,
     std::string key = fs::path(tree).filename().string() + "-" + to_string(version) + "-" +
                       to_hex(key_hash.finish()).substr(0, 16);
 
-    fs::path root = fs::path(request.cache_dir.empty() ? cache_dir() : request.cache_dir) /
-                    "builds";
+    fs::path root =
+        fs::path(request.cache_dir.empty() ? cache_dir() : request.cache_dir) / "builds";
     auto start = std::chrono::steady_clock::now();
     auto prepare = [&](const fs::path& dir) {
         const std::string out = "O=" + dir.string();
@@ -180,8 +180,8 @@ BuildDir resolve_build_dir(const BuildDirRequest& request) {
             return found(dir, dir == tree ? "the tree, prepared in place"
                                           : "installed headers of the same version");
     }
-    const bool dirty = fs::exists(fs::path(tree) / ".config") ||
-                       fs::exists(fs::path(tree) / "include/config");
+    const bool dirty =
+        fs::exists(fs::path(tree) / ".config") || fs::exists(fs::path(tree) / "include/config");
     if (!request.may_prepare) {
         BuildDir none;
         none.missing = "no prepared build dir of Linux " + to_string(*version) +
@@ -190,8 +190,9 @@ BuildDir resolve_build_dir(const BuildDirRequest& request) {
     }
     if (dirty)
         throw BuildDirError(
-            tree + " has a .config but is not prepared (no include/generated/autoconf.h), and "
-                   "kbuild builds such a tree only in place: run `make -C " +
+            tree +
+            " has a .config but is not prepared (no include/generated/autoconf.h), and "
+            "kbuild builds such a tree only in place: run `make -C " +
             tree + " modules_prepare` (this writes into the tree), or give --build-dir DIR");
     return make_build_dir(request, tree, *version);
 }
@@ -211,8 +212,8 @@ std::string describe(const BuildDir& build, const HzChoice& hz) {
     if (build.dir.empty())
         line = "no build dir: " + build.missing;
     else
-        line = "build dir " + build.dir + " (" + build.origin + "; config: " +
-               build.config_source + ")";
+        line = "build dir " + build.dir + " (" + build.origin + "; config: " + build.config_source +
+               ")";
     if (build.version)
         line += ", Linux " + to_string(*build.version);
     line += ", HZ=" + std::to_string(hz.hz) + " (" + hz.source + ")";

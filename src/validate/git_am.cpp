@@ -48,7 +48,8 @@ ScratchCheckout::ScratchCheckout(const std::string& repository, const std::strin
 
 ScratchCheckout::~ScratchCheckout() {
     std::error_code ignored;
-    fs::remove_all(dir_, ignored);
+    if (!keep_)
+        fs::remove_all(dir_, ignored);
 }
 
 std::string ScratchCheckout::git(const std::vector<std::string>& args) const {

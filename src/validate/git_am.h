@@ -39,6 +39,8 @@ class ScratchCheckout {
     void include(const std::vector<std::string>& dirs);
     // git am of one mail; a failed am is aborted, so HEAD stays where it was.
     AmResult am(const std::string& patch_path);
+    // Leaves the checkout in place when the handle goes (validate --keep-work).
+    void keep() { keep_ = true; }
 
   private:
     std::string git(const std::vector<std::string>& args) const; // throws on failure
@@ -46,6 +48,7 @@ class ScratchCheckout {
 
     std::string dir_;
     std::vector<std::string> sparse_dirs_, file_dirs_;
+    bool keep_ = false;
 };
 
 // The commit a tree's HEAD points to when `tree` is inside a git work tree; "" otherwise.

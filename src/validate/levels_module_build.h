@@ -30,6 +30,11 @@ struct KbuildResult {
     std::string error;
 };
 
+// A prepared build dir without the Module.symvers of a full build of its config (what ksweep
+// prepares itself): modpost links without knowing other modules' and vmlinux's symbols, so
+// unresolved symbols are not checked (their warnings are left out of the comparison).
+bool linked_without_symvers(const std::string& build_dir);
+
 KbuildResult build_module_snapshot(const SourceSnapshot& files, const kbuild::KbuildModule& module,
                                    const std::string& headers_dir, const std::string& cache_dir);
 

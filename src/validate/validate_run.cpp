@@ -7,6 +7,7 @@
 #include "guest/guest_benchmark.h"
 #include "kbuild/kernel_tree.h"
 #include "kbuild/modules.h"
+#include "kbuild/prepared_build.h"
 #include "validate/checkpatch_run.h"
 #include "validate/git_am.h"
 #include "validate/levels_device.h"
@@ -19,6 +20,7 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <optional>
 #include <regex>
 #include <set>
@@ -141,6 +143,7 @@ class SeriesValidator {
     std::string work_dir_, cache_dir_;
     KernelConfig config_;
     std::unique_ptr<ScratchCheckout> checkout_;
+    std::map<int, std::string> guest_build_failures_; // HZ -> why its guest kernel did not build
 };
 
 void SeriesValidator::run() {
@@ -193,6 +196,8 @@ void SeriesValidator::run() {
         report_.errors.push_back(e.what());
         return;
     }
+    if (options_.keep_work)
+        checkout_->keep();
 
     for (size_t i = 0; i < series.patches.size(); ++i) {
         const SeriesPatch& patch = series.patches[i];
@@ -325,7 +330,10 @@ void SeriesValidator::level_build(PatchResult& result, const std::vector<KbuildM
                 out.message =
                     std::string("builds") +
                     (out.config_value == "y" ? " (built in by the config; as a module here)" : "") +
-                    ", no new warnings";
+                    ", no new warnings" +
+                    (linked_without_symvers(report_.headers_dir)
+                         ? " (no Module.symvers in the build dir: unresolved symbols not checked)"
+                         : "");
             }
             (out.status == LevelStatus::passed ? built : failed)
                 .push_back(m.name + ": " + out.message);
@@ -385,27 +393,45 @@ void SeriesValidator::level_device(PatchResult& result, const std::vector<Kbuild
         }
         if (!booted.insert(device->driver).second)
             continue;
-        DeviceRunOptions run;
-        run.boots = options_.boots;
-        run.extends = options_.extends;
-        run.profile = options_.profile;
-        run.work_dir =
-            (fs::path(work_dir_) / ("l4-patch-" + std::to_string(result.number))).string();
-        run.on_progress = [this](const std::string& what) { progress("  L4: " + what); };
-        LevelResult one;
-        result.devices.push_back(
-            run_device_level(*device, snaps.baseline[i], snaps.patched[i], run, one));
-        // The first failure decides the level; passes accumulate in the message.
-        if (level.status != LevelStatus::failed) {
-            level.status = one.status;
-            level.message = level.message.empty() || one.status == LevelStatus::failed
-                                ? modules[i].name + ": " + one.message
-                                : level.message + "; " + modules[i].name + ": " + one.message;
+        for (int hz : report_.guest_hz) {
+            std::string name = modules[i].name + " HZ=" + std::to_string(hz);
+            LevelResult one;
+            if (auto failed = guest_build_failures_.find(hz);
+                failed != guest_build_failures_.end()) {
+                // Built once per run: a guest kernel that failed for an earlier patch fails again.
+                one.status = LevelStatus::failed;
+                one.message = failed->second + " (as for an earlier patch; not built again)";
+            } else {
+                DeviceRunOptions run;
+                run.tree = options_.tree;
+                run.hz = hz;
+                run.boots = options_.boots;
+                run.extends = options_.extends;
+                run.profile = options_.profile;
+                run.work_dir =
+                    (fs::path(work_dir_) / ("l4-patch-" + std::to_string(result.number))).string();
+                run.on_progress = [this](const std::string& what) { progress("  L4: " + what); };
+                DeviceRun ran =
+                    run_device_level(*device, snaps.baseline[i], snaps.patched[i], run, one);
+                if (ran.guest_build_dir.empty())
+                    guest_build_failures_[hz] = one.message;
+                else
+                    report_.kernel_release = ran.guest_release;
+                if (!ran.boots.empty())
+                    result.devices.push_back(std::move(ran));
+            }
+            // The first failure decides the level; passes accumulate in the message.
+            if (level.status != LevelStatus::failed) {
+                level.status = one.status;
+                level.message = level.message.empty() || one.status == LevelStatus::failed
+                                    ? name + ": " + one.message
+                                    : level.message + "; " + name + ": " + one.message;
+            }
+            level.details.insert(level.details.end(), one.details.begin(), one.details.end());
         }
-        level.details.insert(level.details.end(), one.details.begin(), one.details.end());
     }
     level.seconds = seconds_since(start);
-    if (result.devices.empty()) {
+    if (result.devices.empty() && level.status != LevelStatus::failed) {
         level.status = LevelStatus::not_applicable;
         level.message =
             without_model.empty()
@@ -433,19 +459,35 @@ ValidationReport run_validation(const ValidateOptions& options) {
     report.profile = options.profile;
     report.started_at = utc_now();
 
-    // The kernel the modules are built for and the guest boots.
+    // L3 builds in the tree's own build dir: the caller's (the CLI resolves and says it), or
+    // one found or prepared for the tree here — never another version's headers.
     report.headers_dir = options.headers_dir;
-    try {
-        GuestEnvironment env = GuestEnvironment::load();
-        if (report.headers_dir.empty())
-            report.headers_dir = env.headers_dir;
-    } catch (const std::exception&) {
-        if (report.headers_dir.empty())
-            if (auto version = read_kernel_version(options.tree))
-                report.headers_dir = find_build_dir(options.tree, *version);
+    report.build_dir_note = options.build_dir_note;
+    if (report.headers_dir.empty() && (wants(options, 3) || wants(options, 4))) {
+        try {
+            kbuild::BuildDirRequest request;
+            request.tree = options.tree;
+            request.cache_dir = options.cache_dir;
+            request.on_progress = options.on_progress;
+            kbuild::BuildDir build = kbuild::resolve_build_dir(request);
+            report.headers_dir = build.dir;
+            report.build_dir_note = kbuild::describe(build, kbuild::choose_hz(0, build));
+        } catch (const kbuild::BuildDirError& e) {
+            report.errors.push_back(e.what());
+            report.wall_seconds = seconds_since(start);
+            return report;
+        }
     }
     if (!report.headers_dir.empty())
         report.config_hz = read_config_hz(report.headers_dir).value_or(0);
+    report.guest_hz = options.hz;
+    report.guest_hz_source = "--hz";
+    if (report.guest_hz.empty()) {
+        report.guest_hz = {report.config_hz > 0 ? report.config_hz : 250};
+        report.guest_hz_source = report.config_hz > 0
+                                     ? "CONFIG_HZ of the build dir " + report.headers_dir
+                                     : "assumed: no CONFIG_HZ known for the tree (give --hz)";
+    }
 
     ValidateOptions effective = options;
     std::optional<TempDir> temporary_work; // without a work dir; removed unless --keep-work
@@ -458,7 +500,11 @@ ValidationReport run_validation(const ValidateOptions& options) {
         }
         if (options.keep_work)
             temporary_work->release();
+    } else {
+        effective.keep_work = true; // the caller's directory: all of it stays
     }
+    if (effective.keep_work)
+        report.work_dir_kept = effective.work_dir;
     if (!fs::is_directory(options.tree)) {
         report.errors.push_back("tree '" + options.tree + "' is not a directory");
     } else if (options.series_dir.empty() == options.git_range.empty()) {
@@ -477,9 +523,15 @@ ReportFiles write_report_files(const ValidationReport& report, const std::string
     std::vector<std::string> chart_names;
     for (const auto& patch : report.patches)
         for (const auto& run : patch.devices) {
-            std::string name = "patch-" + std::to_string(patch.number) + "-" + run.driver + ".svg";
-            std::string title = "Patch " + std::to_string(patch.number) + ", " + run.driver + ": " +
-                                run.command + " latency, baseline vs patched";
+            if (run.baseline.summary.count == 0 && run.patched.summary.count == 0) {
+                chart_names.push_back(""); // no extend ran: nothing to draw
+                continue;
+            }
+            std::string name = "patch-" + std::to_string(patch.number) + "-" + run.driver + "-hz" +
+                               std::to_string(run.hz) + ".svg";
+            std::string title = "Patch " + std::to_string(patch.number) + ", " + run.driver +
+                                ", HZ=" + std::to_string(run.hz) + ": " + run.command +
+                                " latency, baseline vs patched";
             fs::path svg = fs::path(dir) / name;
             std::ofstream(svg) << render_latency_svg(run, title);
             files.charts.push_back(svg.string());

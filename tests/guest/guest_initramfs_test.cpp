@@ -101,8 +101,7 @@ TEST(Initramfs, HoldsInitBusyboxProgramAndModulesInOrder) {
     InitramfsContents contents;
     contents.init_script = (dir.path() / "init.sh").string();
     contents.extend_program = "/bin/busybox"; // any static executable will do here
-    contents.modules = {(dir.path() / "mods/b.ko").string(),
-                        (dir.path() / "mods/a.ko").string()};
+    contents.modules = {(dir.path() / "mods/b.ko").string(), (dir.path() / "mods/a.ko").string()};
     std::string first = build_initramfs(contents, (dir.path() / "cache").string());
     EXPECT_EQ(build_initramfs(contents, (dir.path() / "cache").string()), first); // cached
 

@@ -84,6 +84,23 @@ TEST_F(ValidateOnLinux61, TpmSeriesPassesL1ToL3AndNamesDriversWithoutDeviceModel
     EXPECT_FALSE(fs::exists(tree + "/.git")); // the tree was only read
 }
 
+// --keep-work keeps what it says: the scratch checkout the patches were applied in (it used
+// to be removed with the run, leaving an empty directory).
+TEST_F(ValidateOnLinux61, KeepWorkKeepsTheCheckoutAndSaysWhere) {
+    std::string series = tmp.path() + "/tpm";
+    auto made = run(ksweep("series --signoff 'Test Maintainer <test@example.org>' -o " +
+                           quote(series) + " " + quote(tree) + " drivers/char/tpm"));
+    ASSERT_EQ(made.status, 0) << made.output;
+    auto v = run(ksweep("validate --series " + quote(series) + " --levels 1 --keep-work -o " +
+                        quote(tmp.path() + "/report") + " " + quote(tree)));
+    EXPECT_EQ(v.status, 0) << v.output;
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(v.output, m, std::regex("work kept in (\\S+)"))) << v.output;
+    std::string kept = m[1];
+    EXPECT_TRUE(fs::exists(kept + "/checkout/drivers/char/tpm/tpm.h")) << kept;
+    fs::remove_all(kept);
+}
+
 // The historical series: a clone of the tree with the pre-v4.12 driver committed, and the
 // one-patch series `ksweep series` writes for it (see tests/integration/series_tpm_test.cpp).
 class HistoricalNuvoton : public ValidateOnLinux61 {

@@ -1,0 +1,150 @@
+// Any tree, as a new user meets it: Debian's 6.12 source with only the 6.1 headers installed.
+// With no options ksweep prepares the tree's own build dir (the tree's kbuild, O= into the
+// cache) and the enum sites the semantic engine exists for resolve; check flags them; another
+// version's headers are refused. The first test pays the one-time prepare (about a minute on
+// 2 cores); the rest reuse it.
+#include "check_tree_6_1.h"
+#include "require_env.h"
+#include "../series/test_repo.h"
+
+#include <filesystem>
+#include <gtest/gtest.h>
+#include <llvm/Support/JSON.h>
+
+namespace fs = std::filesystem;
+using ksweep::test::quote;
+using ksweep::test::run;
+
+namespace {
+
+constexpr const char* kTisCore = "drivers/char/tpm/tpm_tis_core.c";
+
+class Tree612 : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        tree_ = ksweep::test::tree_6_12();
+        if (tree_.empty() || !fs::exists(tree_ + "/" + kTisCore))
+            KSWEEP_SKIP_OR_FAIL("no 6.12 tree: run scripts/setup.sh");
+    }
+
+    ksweep::test::CommandResult ksweep(const std::string& args) {
+        return run(std::string(KSWEEP_BINARY) + " " + args, false);
+    }
+
+    std::string tree_;
+};
+
+TEST_F(Tree612, ScanWithNoOptionsResolvesEveryTpmTimeoutSiteThroughThePreparedBuild) {
+    auto scan = ksweep("scan --format json " + quote(tree_) + " drivers/char/tpm");
+    ASSERT_EQ(scan.status, 0) << scan.output;
+    auto json = llvm::json::parse(scan.output);
+    ASSERT_TRUE(bool(json)) << scan.output;
+    const auto* root = json->getAsObject();
+    EXPECT_EQ(root->getString("kernel_version").getValueOr(""), "6.12.117");
+    std::string build_dir = root->getString("build_dir").getValueOr("").str();
+    EXPECT_NE(build_dir.find("/builds/"), std::string::npos)
+        << "a 6.12 tree with 6.1 headers must get its own build dir: " << build_dir;
+    std::string build = root->getString("build").getValueOr("").str();
+    EXPECT_NE(build.find("made by ksweep"), std::string::npos) << build;
+    EXPECT_NE(build.find("Linux 6.12.117"), std::string::npos) << build;
+    EXPECT_NE(build.find("HZ="), std::string::npos) << build;
+
+    int sites = 0;
+    for (const auto& f : *root->getArray("findings")) {
+        const auto* o = f.getAsObject();
+        if (o->getString("constant").getValueOr("") != "TPM_TIMEOUT" ||
+            o->getString("callee").getValueOr("") != "msleep")
+            continue;
+        std::string file = o->getString("file").getValueOr("").str();
+        if (file.find("st33zp24.c") == std::string::npos &&
+            file.find("tpm_nsc.c") == std::string::npos)
+            continue;
+        ++sites;
+        EXPECT_EQ(o->getInteger("value_ms").getValueOr(-1), 5) << file;
+        EXPECT_EQ(o->getString("resolution").getValueOr(""), "enum") << file;
+        EXPECT_EQ(o->getString("engine").getValueOr(""), "semantic") << file;
+        EXPECT_EQ(o->getString("defined_at").getValueOr(""), "drivers/char/tpm/tpm.h:40") << file;
+        EXPECT_TRUE(o->getBoolean("actionable").getValueOr(false)) << file;
+    }
+    EXPECT_EQ(sites, 5) << "st33zp24.c x3 and tpm_nsc.c x2";
+    EXPECT_EQ(root->getObject("summary")->getInteger("files_fallback").getValueOr(-1), 0)
+        << scan.output.substr(0, 4000);
+}
+
+TEST_F(Tree612, CheckFlagsMsleepOfTheEnumAddedToTisCore) {
+    ksweep::test::TempDir dir;
+    std::string original = ksweep::test::read_file(tree_ + "/" + kTisCore);
+    std::string from = "tpm_msleep(TPM_TIMEOUT);";
+    size_t at = original.find(from);
+    ASSERT_NE(at, std::string::npos);
+    std::string patched = original;
+    patched.replace(at, from.size(), "msleep(TPM_TIMEOUT);");
+    fs::create_directories(dir.path() + "/a/drivers/char/tpm");
+    fs::create_directories(dir.path() + "/b/drivers/char/tpm");
+    ksweep::test::write_file(dir.path() + "/a/" + kTisCore, original);
+    ksweep::test::write_file(dir.path() + "/b/" + kTisCore, patched);
+    auto diff = run("cd " + quote(dir.path()) + " && git diff --no-index --no-prefix a/" +
+                        kTisCore + " b/" + kTisCore,
+                    false);
+    std::string patch = dir.path() + "/p.patch";
+    ksweep::test::write_file(patch, "From: A Developer <dev@example.com>\n"
+                                    "Subject: [PATCH] tpm: tis: use msleep()\n\n"
+                                    "Signed-off-by: A Developer <dev@example.com>\n---\n" +
+                                        diff.output);
+    auto check = ksweep("check --tree " + quote(tree_) + " " + quote(patch));
+    EXPECT_EQ(check.status, 1) << check.output;
+    EXPECT_NE(check.output.find("WARNING: msleep(TPM_TIMEOUT)"), std::string::npos) << check.output;
+}
+
+TEST_F(Tree612, AnotherVersionsHeadersAreRefusedWithWhatToDo) {
+    std::string headers;
+    for (const auto& e : fs::directory_iterator("/usr/src"))
+        if (e.path().filename().string().rfind("linux-headers-6.1.", 0) == 0 &&
+            e.path().filename().string().find("-common") == std::string::npos)
+            headers = e.path().string();
+    if (headers.empty())
+        KSWEEP_SKIP_OR_FAIL("no linux-headers-6.1 installed: run scripts/setup.sh");
+    auto scan = run(std::string(KSWEEP_BINARY) + " scan --build-dir " + quote(headers) + " " +
+                        quote(tree_) + " drivers/char/tpm",
+                    true);
+    EXPECT_EQ(scan.status, 2) << scan.output;
+    EXPECT_NE(scan.output.find("is for Linux 6.1."), std::string::npos) << scan.output;
+    EXPECT_NE(scan.output.find("the tree is Linux 6.12.117"), std::string::npos) << scan.output;
+}
+
+} // namespace
+
+namespace {
+
+// L3 in the tree's own build: 6.12's drivers never meet another version's headers (they do
+// not compile against 6.1's: the i2c probe signature, struct cpuinfo_x86's x86_vfm).
+TEST_F(Tree612, SeriesPassesL1ToL3InTheTreesOwnBuildDir) {
+    ksweep::test::TempDir dir;
+    std::string series = dir.path() + "/tpm";
+    auto made = ksweep("series --signoff 'Test Maintainer <test@example.org>' -o " +
+                       quote(series) + " " + quote(tree_) + " drivers/char/tpm");
+    ASSERT_EQ(made.status, 0) << made.output;
+    std::string out = dir.path() + "/report";
+    auto v = run(std::string(KSWEEP_BINARY) + " validate --series " + quote(series) +
+                     " --levels 1,2,3 -o " + quote(out) + " " + quote(tree_),
+                 true);
+    EXPECT_EQ(v.status, 0) << v.output;
+    auto json = llvm::json::parse(ksweep::test::read_file(out + "/report.json"));
+    ASSERT_TRUE(bool(json));
+    const auto* root = json->getAsObject();
+    EXPECT_NE(root->getString("headers_dir").getValueOr("").find("/builds/"), std::string::npos);
+    EXPECT_NE(root->getString("build_dir_note").getValueOr("").find("Linux 6.12.117"),
+              std::string::npos);
+    const auto* patches = root->getArray("patches");
+    ASSERT_GE(patches->size(), 3u) << "st33zp24, tpm_nsc, tpm_tis_i2c_cr50";
+    for (const auto& p : *patches) {
+        const auto* l3 = p.getAsObject()->getObject("levels")->getObject("L3");
+        EXPECT_EQ(l3->getString("status").getValueOr(""), "passed")
+            << l3->getString("message").getValueOr("").str();
+        EXPECT_NE(l3->getString("message").getValueOr("").find("unresolved symbols not checked"),
+                  std::string::npos)
+            << "a prepared build has no Module.symvers: the level must say what it did not check";
+    }
+}
+
+} // namespace
