@@ -63,7 +63,7 @@ std::optional<std::vector<int>> parse_hz_list(const std::string& text) {
 
 int validate_command(int argc, char** argv) {
     std::string series_dir, git_range, levels_text = "1,2,3,4", profile,
-                                       out_dir = "validate-report", work_dir, hz_text;
+                                       out_dir = "validate-report", work_dir, hz_text, guest_tree;
     TreeBuildOptions tree_build;
     int boots = 2, extends = 200;
     bool keep_work = false;
@@ -93,6 +93,9 @@ int validate_command(int argc, char** argv) {
     parser.option("--hz", &hz_text, "LIST",
                   "L4 guest kernels' HZ, e.g. 250,1000: each its own build of TREE, its own\n"
                   "boots and row in the report (default: CONFIG_HZ of the build dir, else 250)");
+    parser.option("--guest-tree", &guest_tree, "DIR",
+                  "whole kernel tree the L4 guest kernel is built from (default: TREE; give it\n"
+                  "when TREE is a sparse checkout of it)");
     parser.option("-o", &out_dir, "DIR", "report directory (default ./validate-report)");
     tree_build.add_to(parser, false);
     parser.option("--work-dir", &work_dir, "DIR", "keep scratch clone and boot logs here");
@@ -125,6 +128,7 @@ int validate_command(int argc, char** argv) {
     options.extends = static_cast<std::uint32_t>(extends);
     options.profile = profile;
     options.hz = *hz_list;
+    options.guest_tree = guest_tree;
     const bool builds = std::any_of(options.levels.begin(), options.levels.end(),
                                     [](int level) { return level >= 3; });
     try {

@@ -50,6 +50,10 @@ GuestBuild build_guest_kernel(const GuestBuildRequest& request) {
     if (!fragment)
         throw GuestBuildError("cannot read the guest's config fragment " + fragment_path);
     hz_fragment(request.hz); // an HZ Kconfig does not offer fails before any make
+    if (!fs::exists(fs::path(tree) / "arch/x86/Makefile"))
+        throw GuestBuildError(tree + " is not a whole kernel tree (no arch/x86/Makefile; a sparse "
+                                     "checkout?): the guest kernel is built from a whole tree "
+                                     "(validate --guest-tree DIR, guest --tree DIR)");
     auto version = kbuild::read_kernel_version(tree);
     if (!version)
         throw GuestBuildError(tree + " is not a kernel tree (no VERSION in its Makefile)");
@@ -63,8 +67,10 @@ GuestBuild build_guest_kernel(const GuestBuildRequest& request) {
     key_hash.update(kbuild::tree_fingerprint(tree) + "\n");
     key_hash.update(kbuild::compiler_identity() + "\n");
     key_hash.update(*fragment + "\nHZ=" + std::to_string(request.hz) + "\n");
-    const std::string key = fs::path(tree).filename().string() + "-" + kbuild::to_string(*version) +
-                            "-hz" + std::to_string(request.hz) + "-" +
+    // Not the tree's directory name: a copy with the same prepare inputs (the demo's hard-linked
+    // tree, a checkout of the same commit) has the same fingerprint and shares the build.
+    const std::string key = "linux-" + kbuild::to_string(*version) + "-hz" +
+                            std::to_string(request.hz) + "-" +
                             to_hex(key_hash.finish()).substr(0, 16);
     const fs::path root =
         fs::path(request.cache_dir.empty() ? cache_dir() : request.cache_dir) / "guest-kernels";

@@ -403,7 +403,7 @@ void SeriesValidator::level_device(PatchResult& result, const std::vector<Kbuild
                 one.message = failed->second + " (as for an earlier patch; not built again)";
             } else {
                 DeviceRunOptions run;
-                run.tree = options_.tree;
+                run.tree = options_.guest_tree.empty() ? options_.tree : options_.guest_tree;
                 run.hz = hz;
                 run.boots = options_.boots;
                 run.extends = options_.extends;

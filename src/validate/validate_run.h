@@ -22,6 +22,9 @@ struct ValidateOptions {
     // L4: the guest kernels' HZ, each its own build of the tree (the L4 matrix); empty: the build
     // dir's CONFIG_HZ, else 250, and the report says which.
     std::vector<int> hz;
+    // L4: the whole tree the guest kernel is built from; default: `tree`. A sparse checkout of
+    // the series' base (what the tests validate) cannot be built: give the tree it came from.
+    std::string guest_tree;
     std::string headers_dir;    // the tree's build dir; default: resolve_build_dir()
     std::string build_dir_note; // how the caller chose it (kbuild::describe)
     std::string cache_dir;      // default: ~/.cache/ksweep (module builds, scratch repos)
