@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <yaml-cpp/yaml.h>
 
 namespace fs = std::filesystem;
@@ -128,8 +129,16 @@ DeviceRun run_device_level(const device::DeviceEntry& device, const SourceSnapsh
             tree = env.tree;
         guest = build_guest_kernel({tree, options.hz, "", env.cache_dir, options.on_progress});
     } catch (const std::exception& e) {
+        // One line: what failed with its log, and make's first error; the rest in the details.
+        std::istringstream lines(e.what());
+        std::string first, line;
+        std::getline(lines, first);
         level.status = LevelStatus::failed;
-        level.message = "guest kernel (HZ=" + std::to_string(options.hz) + "): " + e.what();
+        level.message = "guest kernel (HZ=" + std::to_string(options.hz) + "): " + first;
+        if (std::getline(lines, line))
+            level.message += " " + line;
+        while (std::getline(lines, line))
+            level.details.push_back(line);
         return run;
     }
     run.guest_release = guest.release;

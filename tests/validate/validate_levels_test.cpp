@@ -330,6 +330,47 @@ TEST_F(ValidateRunTest, PatchThatDoesNotApplyFailsL1AndLaterLevelsAreNotRun) {
     EXPECT_EQ(std::system(head.c_str()), 0);
 }
 
+// A guest kernel that cannot be built fails L4 in one line, once: the next patch says so without
+// building it again, and no device run (no figure, no "n=0") is reported for either.
+TEST_F(ValidateRunTest, AGuestKernelThatCannotBeBuiltFailsL4OnceInOneLine) {
+    write(tree_ / "drivers/char/tpm/Makefile",
+          "obj-$(CONFIG_TCG_TIS_I2C_NUVOTON) += tpm_i2c_nuvoton.o\n");
+    write(tree_ / "drivers/char/tpm/tpm_i2c_nuvoton.c", "int nuvoton(void)\n{\n\treturn 1;\n}\n");
+    run("git add -A && git -c user.name=t -c user.email=t@t commit -qm nuvoton");
+    for (int n : {1, 2})
+        write(root_ / "series" / ("000" + std::to_string(n) + "-nuvoton.patch"),
+              "From 0000000000000000000000000000000000000000 Mon Sep 17 00:00:00 2001\n"
+              "From: T <t@t>\nDate: Mon, 1 Jan 2024 00:00:00 +0000\n"
+              "Subject: [PATCH " +
+                  std::to_string(n) + "/2] tpm: nuvoton: return " + std::to_string(n + 1) +
+                  "\n\nWhy.\n\nSigned-off-by: T <t@t>\n---\n"
+                  "diff --git a/drivers/char/tpm/tpm_i2c_nuvoton.c "
+                  "b/drivers/char/tpm/tpm_i2c_nuvoton.c\n"
+                  "--- a/drivers/char/tpm/tpm_i2c_nuvoton.c\n"
+                  "+++ b/drivers/char/tpm/tpm_i2c_nuvoton.c\n"
+                  "@@ -1,4 +1,4 @@\n int nuvoton(void)\n {\n-\treturn " +
+                  std::to_string(n) + ";\n+\treturn " + std::to_string(n + 1) +
+                  ";\n }\n-- \n2.39.5\n\n");
+    ValidateOptions o = options();
+    o.levels = {1, 4};
+    ValidationReport r = run_validation(o);
+    ASSERT_TRUE(r.errors.empty()) << r.errors.front();
+    ASSERT_EQ(r.patches.size(), 2u);
+    EXPECT_EQ(r.guest_hz, std::vector<int>{250}) << "the headers' CONFIG_HZ";
+    const LevelResult& first = r.patches[0].levels[3];
+    EXPECT_EQ(first.status, LevelStatus::failed);
+    EXPECT_EQ(first.message.find('\n'), std::string::npos) << first.message;
+    EXPECT_NE(first.message.find("tpm_i2c_nuvoton HZ=250: guest kernel (HZ=250): "),
+              std::string::npos)
+        << first.message;
+    EXPECT_NE(first.message.find("is not a whole kernel tree"), std::string::npos) << first.message;
+    const LevelResult& second = r.patches[1].levels[3];
+    EXPECT_EQ(second.status, LevelStatus::failed);
+    EXPECT_NE(second.message.find("not built again"), std::string::npos) << second.message;
+    EXPECT_TRUE(r.patches[0].devices.empty());
+    EXPECT_TRUE(r.patches[1].devices.empty());
+}
+
 TEST_F(ValidateRunTest, GitRangeIsValidatedFromItsFirstCommit) {
     run("sed -i 's/return 1/return 5/' drivers/misc/kfoo/kfoo.c && "
         "git -c user.name=t -c user.email=t@t commit -qam 'misc: kfoo: return 5'");
