@@ -15,6 +15,7 @@
 #include <fstream>
 #include <gtest/gtest.h>
 #include <sstream>
+#include <tuple>
 #include <unistd.h>
 
 namespace fs = std::filesystem;
@@ -192,6 +193,27 @@ TEST_F(QemuGuest, CommandLineRunsOneBootAndPrintsTheSummary) {
     for (size_t at = 0; (at = trace.find("] W 0x2e 00 20\n", at)) != std::string::npos; ++at)
         ++go;
     EXPECT_GE(go, 3u) << trace.substr(0, 2000);
+}
+
+// The output and exit status of a ksweep command line.
+std::pair<int, std::string> ksweep_cli(const std::string& args) {
+    FILE* pipe = popen((std::string(KSWEEP_BINARY) + " " + args + " 2>&1").c_str(), "r");
+    std::string output;
+    char buffer[1024];
+    while (pipe && fgets(buffer, sizeof buffer, pipe))
+        output += buffer;
+    int status = pipe ? pclose(pipe) : -1;
+    return {WEXITSTATUS(status), output};
+}
+
+// x86's Kconfig offers HZ 100, 250, 300 and 1000: anything else is refused before any build.
+TEST(QemuGuestCli, AnHzKconfigDoesNotOfferIsAUsageError) {
+    auto [status, output] = ksweep_cli("guest --hz 500");
+    EXPECT_EQ(status, 2);
+    EXPECT_NE(output.find("--hz must be 100, 250, 300 or 1000"), std::string::npos) << output;
+    std::tie(status, output) = ksweep_cli("validate --series /nonexistent --hz 250,250 /tmp");
+    EXPECT_EQ(status, 2);
+    EXPECT_NE(output.find("--hz takes a list"), std::string::npos) << output;
 }
 
 TEST(QemuGuestCli, MissingDriverSourceIsAUsageError) {
