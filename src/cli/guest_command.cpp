@@ -70,7 +70,8 @@ int guest_command(int argc, char** argv) {
         "driver modules built against that kernel's build from the tree (FILE in place of the\n"
         "tree's file of that name), extend PCR 16 N times through /dev/tpm0 and print the\n"
         "per-extend times. The final PCR is checked against the hash chain computed on the\n"
-        "host. Exit status 0 only if all of it passed.");
+        "host. Exit status 0 only if all of it passed; 2 when the guest kernel does not build\n"
+        "(make's errors and the log are printed) or for bad usage.");
     parser.option("--tree", &tree, "TREE",
                   "kernel tree the guest kernel and the driver come from (default: the setup's\n"
                   "6.1 tree, KSWEEP_TREE_6_1)");
@@ -139,7 +140,8 @@ int guest_command(int argc, char** argv) {
     }
     if (!result.error.empty()) { // it never booted: nothing in the run directory to look at
         std::fprintf(stderr, "ksweep guest: %s\n", result.error.c_str());
-        return 1;
+        // The guest kernel could not be had (make's errors above): the setup's problem, 2.
+        return result.guest_build_failed ? 2 : 1;
     }
     const auto& run = result.run;
     std::string sources;

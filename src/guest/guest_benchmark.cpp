@@ -126,6 +126,10 @@ GuestBenchmarkResult run_guest_benchmark(const GuestBenchmarkOptions& options) {
         run.trace = options.trace;
         run.on_progress = options.on_progress;
         result.run = run_guest(run);
+    } catch (const GuestBuildError& e) {
+        result.error = e.what();
+        result.guest_build_failed = true;
+        return result;
     } catch (const std::exception& e) {
         result.error = e.what();
         return result;

@@ -54,9 +54,10 @@ struct GuestBenchmarkOptions {
 };
 
 struct GuestBenchmarkResult {
-    bool ok = false;                         // built, booted, every extend succeeded, PCR matches
-    std::string error;                       // set when it did not get as far as a boot
-    device::DeviceEntry device;              // the registry entry that was booted
+    bool ok = false;                 // built, booted, every extend succeeded, PCR matches
+    std::string error;               // set when it did not get as far as a boot
+    bool guest_build_failed = false; // `error` is the guest kernel's build (GuestBuildError)
+    device::DeviceEntry device;      // the registry entry that was booted
     std::vector<std::string> driver_sources; // what its modules were built from
     GuestBuild guest;                        // the kernel booted: its build dir, release, HZ
     ModuleBuildResult driver_build;

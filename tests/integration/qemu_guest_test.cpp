@@ -216,6 +216,14 @@ TEST(QemuGuestCli, AnHzKconfigDoesNotOfferIsAUsageError) {
     EXPECT_NE(output.find("--hz takes a list"), std::string::npos) << output;
 }
 
+// A guest kernel that cannot be built (here: not a whole tree) exits 2 with why, before QEMU.
+TEST(QemuGuestCli, AGuestKernelThatCannotBeBuiltExits2) {
+    TempDir tree{"ksweep-not-a-tree"};
+    auto [status, output] = ksweep_cli("guest --tree " + tree.path().string());
+    EXPECT_EQ(status, 2) << output;
+    EXPECT_NE(output.find("is not a whole kernel tree"), std::string::npos) << output;
+}
+
 TEST(QemuGuestCli, MissingDriverSourceIsAUsageError) {
     std::string command =
         std::string(KSWEEP_BINARY) + " guest --driver-src /nonexistent/driver.c 2>&1";
