@@ -17,6 +17,8 @@ FileLock::FileLock(const std::string& path)
     }
 }
 
-FileLock::~FileLock() { close(fd_); }
+FileLock::~FileLock() {
+    close(fd_);
+}
 
 } // namespace ksweep

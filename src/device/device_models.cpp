@@ -1,6 +1,7 @@
 #include "device/device_models.h"
 
 #include "device/nuvoton_tpm.h"
+#include "device/st33zp24_tpm.h"
 
 #include <algorithm>
 
@@ -17,8 +18,11 @@ std::unique_ptr<TpmModel> make(Clock& clock, TpmEngine& engine, const DeviceProf
 constexpr Requirement kNuvotonChecks[] = {Requirement::min_status_gap,
                                           Requirement::min_poll_interval};
 
+constexpr Requirement kSt33zp24Checks[] = {Requirement::min_ready_poll_interval};
+
 constexpr ModelClass kModels[] = {
     {"nuvoton", true, true, kNuvotonChecks, &make<NuvotonTpm>},
+    {"st33zp24_i2c", true, false, kSt33zp24Checks, &make<St33zp24Tpm>}, // TPM 1.2 only
 };
 
 } // namespace

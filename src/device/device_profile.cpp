@@ -17,6 +17,8 @@ constexpr RequirementInfo kRequirements[] = {
      &TimingRequirements::min_status_gap},
     {Requirement::min_poll_interval, "min_poll_interval", "min_poll_interval_us",
      "poll_interval_violations", &TimingRequirements::min_poll_interval},
+    {Requirement::min_ready_poll_interval, "min_ready_poll_interval", "min_ready_poll_interval_us",
+     "ready_poll_violations", &TimingRequirements::min_ready_poll_interval},
 };
 
 // The commands the Linux TPM core and the extend benchmark send, plus a few common ones; TPM
@@ -180,10 +182,15 @@ DeviceProfile parse_device_profile(const std::string& text, const std::string& p
     }
     if (auto req = root["requirements"]) {
         Yaml::require_map(path, req, "requirements");
-        Yaml::reject_unknown_keys(path, req, {"min_status_gap_us", "min_poll_interval_us"});
-        for (const auto& info : kRequirements)
-            if (req[info.profile_key])
-                p.requirements.*info.value = read_us(path, req[info.profile_key], info.profile_key);
+        for (const auto& kv : req) {
+            auto key = kv.first.as<std::string>();
+            auto info =
+                std::find_if(std::begin(kRequirements), std::end(kRequirements),
+                             [&](const RequirementInfo& i) { return key == i.profile_key; });
+            if (info == std::end(kRequirements))
+                Yaml::fail(path, kv.first.Mark(), "unknown key '" + key + "'");
+            p.requirements.*info->value = read_us(path, kv.second, key);
+        }
     }
     return p;
 }

@@ -23,11 +23,16 @@ enum class Requirement {
     // While a command executes, TPM_STS reads at least this far apart (the GO write counts as
     // the first access).
     min_poll_interval,
+    // After a TPM_STS read that found a requested commandReady not shown yet, the next TPM_STS
+    // read no sooner than this (a TPM_STS write starts over): the wait of a driver that polls
+    // for the chip to get ready.
+    min_ready_poll_interval,
 };
 
 struct TimingRequirements {
     std::optional<Duration> min_status_gap;
     std::optional<Duration> min_poll_interval;
+    std::optional<Duration> min_ready_poll_interval;
 
     const std::optional<Duration>& get(Requirement requirement) const;
 };

@@ -8,7 +8,7 @@ namespace ksweep::device {
 
 using namespace nuvoton;
 
-const NuvotonTpm::Register NuvotonTpm::kRegisters[] = {
+const RegisterTable<NuvotonTpm> NuvotonTpm::kRegisters = {
     {kRegStatus, &NuvotonTpm::read_status, &NuvotonTpm::write_status},
     {kRegBurstCount, &NuvotonTpm::read_burst_count, nullptr},
     {kRegFifoWrite, nullptr, &NuvotonTpm::write_fifo},
@@ -19,13 +19,6 @@ const NuvotonTpm::Register NuvotonTpm::kRegisters[] = {
 NuvotonTpm::NuvotonTpm(Clock& clock, TpmEngine& engine, const DeviceProfile& profile, LogFn log)
     : fifo_(clock, engine, profile, std::move(log)), clock_(clock), profile_(profile) {}
 
-const NuvotonTpm::Register* NuvotonTpm::find(uint8_t address) {
-    for (const auto& r : kRegisters)
-        if (r.address == address)
-            return &r;
-    return nullptr;
-}
-
 bool NuvotonTpm::accept_access(bool status_read) {
     TimePoint now = clock_.now();
     const auto& req = profile_.requirements;
@@ -33,11 +26,10 @@ bool NuvotonTpm::accept_access(bool status_read) {
     if (req.min_status_gap && last_status_write_ &&
         now - *last_status_write_ < *req.min_status_gap) {
         ++stats.nacks;
-        if (++stats.status_gap_violations <= kMaxLoggedErrors)
-            fifo_.log()("tpm: violation: access " +
-                        std::to_string(whole_micros(now - *last_status_write_)) +
-                        " us after a status write (min_status_gap_us " +
-                        std::to_string(whole_micros(*req.min_status_gap)) + "): NACK");
+        fifo_.violation(stats.status_gap_violations,
+                        "access " + std::to_string(whole_micros(now - *last_status_write_)) +
+                            " us after a status write (min_status_gap_us " +
+                            std::to_string(whole_micros(*req.min_status_gap)) + "): NACK");
         return false;
     }
     if (status_read) {
@@ -46,11 +38,11 @@ bool NuvotonTpm::accept_access(bool status_read) {
             TimePoint previous = std::max(last_poll_.value_or(fifo_.last_go()), fifo_.last_go());
             if (now - previous < *req.min_poll_interval) {
                 ++stats.nacks;
-                if (++stats.poll_interval_violations <= kMaxLoggedErrors)
-                    fifo_.log()("tpm: violation: status poll " +
-                                std::to_string(whole_micros(now - previous)) +
-                                " us after the previous one (min_poll_interval_us " +
-                                std::to_string(whole_micros(*req.min_poll_interval)) + "): NACK");
+                fifo_.violation(stats.poll_interval_violations,
+                                "status poll " + std::to_string(whole_micros(now - previous)) +
+                                    " us after the previous one (min_poll_interval_us " +
+                                    std::to_string(whole_micros(*req.min_poll_interval)) +
+                                    "): NACK");
                 last_poll_ = now; // the chip restarts its interval on every poll it sees
                 return false;
             }
@@ -73,10 +65,7 @@ bool NuvotonTpm::write(std::span<const uint8_t> data) {
         pointer_checked_ = true; // the register pointer for the read that follows
         return true;
     }
-    if (const Register* r = find(reg); r && r->write)
-        (this->*r->write)(payload);
-    else
-        fifo_.protocol_error("write to read-only or unknown register " + std::to_string(reg));
+    kRegisters.write(*this, fifo_, reg, payload);
     return true;
 }
 
@@ -87,17 +76,12 @@ bool NuvotonTpm::read(std::span<uint8_t> out) {
     std::fill(out.begin(), out.end(), 0);
     if (out.empty())
         return true;
-    if (const Register* r = find(register_); r && r->read)
-        (this->*r->read)(out);
-    else
-        std::fill(out.begin(), out.end(), 0xff);
+    kRegisters.read(*this, fifo_, register_, out);
     return true;
 }
 
 void NuvotonTpm::read_status(std::span<uint8_t> out) {
-    out[0] = fifo_.status();
-    ++fifo_.stats().status_reads;
-    fifo_.stats().busy_status_reads += fifo_.executing();
+    out[0] = fifo_.read_status();
 }
 
 void NuvotonTpm::write_status(std::span<const uint8_t> data) {

@@ -10,6 +10,7 @@
 
 #include "device/tpm_fifo.h"
 #include "device/tpm_model.h"
+#include "device/tpm_registers.h"
 
 #include <cstdint>
 #include <optional>
@@ -50,14 +51,7 @@ class NuvotonTpm final : public TpmModel {
     uint8_t peek_status() { return fifo_.status(); }
 
   private:
-    // One register: what a read returns into the message, what a write does with its data.
-    struct Register {
-        uint8_t address;
-        void (NuvotonTpm::*read)(std::span<uint8_t> out);
-        void (NuvotonTpm::*write)(std::span<const uint8_t> data);
-    };
-    static const Register kRegisters[];
-    static const Register* find(uint8_t address);
+    static const RegisterTable<NuvotonTpm> kRegisters;
 
     void read_status(std::span<uint8_t> out);
     void write_status(std::span<const uint8_t> data);

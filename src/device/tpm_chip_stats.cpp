@@ -35,6 +35,8 @@ uint64_t TpmChipStats::violations_of(Requirement requirement) const {
         return status_gap_violations;
     case Requirement::min_poll_interval:
         return poll_interval_violations;
+    case Requirement::min_ready_poll_interval:
+        return ready_poll_violations;
     }
     return 0;
 }

@@ -18,13 +18,16 @@ struct TpmChipStats {
     uint64_t response_retries = 0; // responseRetry written
     uint64_t status_reads = 0;
     uint64_t busy_status_reads = 0; // TPM_STS reads while a command was still executing
-    uint64_t nacks = 0;             // messages the chip refused (requirement violations)
+    uint64_t nacks = 0;             // messages the chip refused (Nuvoton: requirement violations)
     uint64_t protocol_errors = 0;   // accesses that make no sense in the current state
     uint64_t status_gap_violations = 0;
     uint64_t poll_interval_violations = 0;
+    uint64_t ready_poll_violations = 0;
 
     uint64_t violations_of(Requirement requirement) const;
-    uint64_t violations() const { return status_gap_violations + poll_interval_violations; }
+    uint64_t violations() const {
+        return status_gap_violations + poll_interval_violations + ready_poll_violations;
+    }
 };
 
 // Counters of the transport, reported beside the chip's.

@@ -19,6 +19,11 @@ void TpmFifo::protocol_error(const std::string& what) {
         log_("tpm: protocol error: " + what);
 }
 
+void TpmFifo::violation(uint64_t& counter, const std::string& what) {
+    if (++counter <= kMaxLoggedErrors)
+        log_("tpm: violation: " + what);
+}
+
 void TpmFifo::write_status(uint8_t value) {
     TimePoint now = clock_.now();
     advance();
@@ -29,9 +34,17 @@ void TpmFifo::write_status(uint8_t value) {
             ++stats_.aborts;
             log_("tpm: command aborted by commandReady");
         }
-        if (state_ != State::Ready)
-            ready_at_ = now + profile_.command_ready_time;
-        state_ = State::Ready;
+        // After a response (TIS: Completion) the chip drops it and goes Idle; from Idle (and
+        // on an abort) it gets Ready after the profile's command_ready time. Drivers write
+        // commandReady at the end of a command and, finding the chip Idle, again before the
+        // next: that second request is what a driver waits for.
+        if (state_ == State::Completion) {
+            state_ = State::Idle;
+        } else {
+            if (state_ != State::Ready)
+                ready_at_ = now + profile_.command_ready_time;
+            state_ = State::Ready;
+        }
         command_.clear();
         response_.clear();
         response_pos_ = 0;
@@ -104,6 +117,17 @@ void TpmFifo::advance() {
 bool TpmFifo::executing() {
     advance();
     return state_ == State::Execution;
+}
+
+bool TpmFifo::preparing_ready() {
+    advance();
+    return state_ == State::Ready && clock_.now() < ready_at_;
+}
+
+uint8_t TpmFifo::read_status() {
+    ++stats_.status_reads;
+    stats_.busy_status_reads += executing();
+    return status();
 }
 
 uint8_t TpmFifo::status() {

@@ -1,12 +1,14 @@
 // The command/response FIFO of a TCG TIS-style TPM, the part every model here shares: TPM_STS
 // writes (commandReady, GO, responseRetry), its bits (stsValid, commandReady, dataAvail,
 // Expect), the burst count and the data FIFO in both directions. Each model keeps one and maps
-// its own registers and bus framing onto it (nuvoton_tpm.h): the protocol once,
-// each chip a thin table of register handlers.
+// its own registers and bus framing onto it (nuvoton_tpm.h, st33zp24_tpm.h) through a
+// RegisterTable (tpm_registers.h): the protocol once, each chip a thin table of register
+// handlers.
 //
 // Commands finish asynchronously, as on a chip: GO hands the command to the engine at once, but
 // TPM_STS shows dataAvail only once the profile's execution time has passed on the clock; a
-// commandReady request shows after the profile's command_ready time.
+// commandReady request shows after the profile's command_ready time. As in the TIS state
+// machine, commandReady written after a response takes the chip to Idle, not Ready.
 #pragma once
 
 #include "device/device_profile.h"
@@ -45,16 +47,19 @@ class TpmFifo {
     void read_fifo(std::span<uint8_t> out);
 
     uint8_t status();       // TPM_STS as a read now returns it
+    uint8_t read_status();  // the same, for a driver's read: counted in the stats
     uint16_t burst_count(); // FIFO bytes the chip takes or offers now (0: none)
     bool executing();       // between GO and the end of the execution time
+    bool preparing_ready(); // commandReady requested, not shown yet (command_ready time)
     TimePoint last_go() const { return go_at_; }
 
     // Counted, and logged for the first few: what the driver did makes no sense in this state.
     void protocol_error(const std::string& what);
+    // A broken timing requirement: `counter` counted, the first few logged ("tpm: violation:").
+    void violation(uint64_t& counter, const std::string& what);
     // The chip's counters: the FIFO counts commands and protocol errors, the model the rest.
     TpmChipStats& stats() { return stats_; }
     const TpmChipStats& stats() const { return stats_; }
-    const LogFn& log() const { return log_; }
 
   private:
     enum class State { Idle, Ready, Reception, Execution, Completion };

@@ -1,5 +1,5 @@
 // An emulated TPM chip as ksweep-tpmd serves it: an I2C target whose counters end up in the
-// stats file. The model classes (nuvoton_tpm.h) and the table that names them
+// stats file. The model classes (nuvoton_tpm.h, st33zp24_tpm.h) and the table that names them
 // for the device registry (device_models.h).
 #pragma once
 

@@ -18,8 +18,8 @@ MakeRun run_make(const std::vector<std::string>& args, const std::string& cwd,
     std::ofstream log(log_path, std::ios::binary | std::ios::trunc);
     if (!log)
         throw std::runtime_error("cannot write " + log_path);
-    std::vector<std::string> argv{"env", "-u", "MAKEFLAGS", "-u", "MFLAGS", "-u", "MAKELEVEL",
-                                  "make"};
+    std::vector<std::string> argv{"env",    "-u", "MAKEFLAGS", "-u",
+                                  "MFLAGS", "-u", "MAKELEVEL", "make"};
     argv.insert(argv.end(), args.begin(), args.end());
     ChildProcess make(argv, cwd);
     std::string pending, everything;

@@ -180,6 +180,13 @@ BuildDir resolve_build_dir(const BuildDirRequest& request) {
             return found(dir, dir == tree ? "the tree, prepared in place"
                                           : "installed headers of the same version");
     }
+    if (!fs::exists(fs::path(tree) / "scripts/kconfig/Makefile")) {
+        BuildDir none;
+        none.missing = "no prepared build dir of Linux " + to_string(*version) +
+                       ", and the tree has no kbuild (scripts/kconfig) to make one: parsed "
+                       "without kbuild (give --build-dir DIR)";
+        return none;
+    }
     const bool dirty =
         fs::exists(fs::path(tree) / ".config") || fs::exists(fs::path(tree) / "include/config");
     if (!request.may_prepare) {

@@ -34,6 +34,22 @@ TEST(DeviceProfileTest, StrictProfileSeparatesMsleepFromUsleepRange) {
     EXPECT_GT(*p.requirements.min_poll_interval, 3ms);
 }
 
+// The ST33ZP24 profiles: the chip takes long enough to get ready that the driver's
+// wait_for_stat() sleeps, and the strict one's interval falls between the two sleeps.
+TEST(DeviceProfileTest, St33zp24ProfilesMakeTheDriverWaitAndSeparateTheSleeps) {
+    auto p = load_device_profile(profile_path("st33zp24_default.yaml"));
+    EXPECT_GE(p.command_ready_time, 1ms);
+    EXPECT_GE(p.execution_time(*tpm_command_code("TPM_Extend")), 1ms);
+    EXPECT_TRUE(stated_requirements(p.requirements).empty());
+    auto strict = load_device_profile(profile_path("st33zp24_strict_timing.yaml"));
+    EXPECT_EQ(stated_requirements(strict.requirements),
+              std::vector<Requirement>{Requirement::min_ready_poll_interval});
+    // msleep(5) at HZ=250 on 6.1 sleeps at least 8 ms; usleep_range(5000, 5300) about 5.5 ms.
+    EXPECT_LE(*strict.requirements.min_ready_poll_interval, 8ms);
+    EXPECT_GT(*strict.requirements.min_ready_poll_interval, 6ms);
+    EXPECT_EQ(strict.command_ready_time, p.command_ready_time);
+}
+
 TEST(DeviceProfileTest, CommandsByNameOrNumber) {
     auto p = parse_device_profile("name: x\ncommands:\n  default_us: 10\n  0x17b: 20\n"
                                   "  TPM2_PCR_Extend: 2.5\n",
@@ -82,6 +98,8 @@ TEST(DeviceProfileTest, ErrorsPointAtTheProblem) {
     expect_error("name: x\ncommands: [1]\n", "2:11", "mapping");
     expect_error("name: [x\n", "2:1", "flow");
     expect_error("commands:\n  default_us: 1\n", "1:1", "needs 'name'");
+    expect_error("name: x\ncommands:\n  default_us: 1\nrequirements:\n  min_nap_us: 3\n", "5:3",
+                 "unknown key 'min_nap_us'");
 }
 
 TEST(DeviceProfileTest, MissingFileIsAClearError) {

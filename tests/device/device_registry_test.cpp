@@ -41,6 +41,40 @@ TEST(DeviceRegistryTest, NuvotonEntrySaysWhatEveryoneDoes) {
     EXPECT_EQ(nuvoton->source_path, kRegistry + ":23");
 }
 
+// Two modules from a subdirectory, core first; TPM 1.2 with the SHA-1 benchmark.
+TEST(DeviceRegistryTest, St33zp24EntryLoadsCoreThenI2cModule) {
+    DeviceRegistry registry = load_device_registry(kRegistry);
+    const DeviceEntry* st33 = registry.find("tpm_st33zp24_i2c");
+    ASSERT_NE(st33, nullptr);
+    EXPECT_EQ(st33->model, "st33zp24_i2c");
+    EXPECT_EQ(st33->tpm, TpmFamily::tpm12);
+    EXPECT_EQ(st33->i2c_address, 0x13);
+    EXPECT_EQ(st33->module_directory, "drivers/char/tpm/st33zp24");
+    EXPECT_EQ(st33->modules, (std::vector<std::string>{"tpm_st33zp24", "tpm_st33zp24_i2c"}));
+    EXPECT_EQ(st33->i2c_device_id, "st33zp24-i2c");
+    EXPECT_EQ(st33->benchmark.command, "TPM_Extend");
+    EXPECT_EQ(st33->benchmark.pcr_bank, "sha1");
+    for (const char* module : {"tpm_st33zp24", "tpm_st33zp24_i2c"})
+        EXPECT_EQ(registry.for_module(module, "drivers/char/tpm/st33zp24"), st33) << module;
+    EXPECT_EQ(registry.for_module("tpm_st33zp24", "drivers/char/tpm"), nullptr);
+    EXPECT_EQ(registry.for_module("tpm_st33zp24_spi", "drivers/char/tpm/st33zp24"), nullptr);
+}
+
+// The chip exists only as a TPM 1.2, and checks only its own requirement.
+TEST(DeviceModelsTest, St33zp24RefusesTpm20AndTheNuvotonRequirements) {
+    DeviceEntry entry = *load_device_registry(kRegistry).find("tpm_st33zp24_i2c");
+    DeviceProfile plain;
+    EXPECT_EQ(model_mismatch(entry, plain), "");
+    DeviceProfile nuvoton_strict = load_device_profile(std::string(KSWEEP_SOURCE_DIR) +
+                                                       "/qemu/profiles/nuvoton_strict_timing.yaml");
+    EXPECT_NE(model_mismatch(entry, nuvoton_strict)
+                  .find("states min_status_gap_us, which model "
+                        "'st33zp24_i2c' does not check"),
+              std::string::npos);
+    entry.tpm = TpmFamily::tpm20;
+    EXPECT_NE(model_mismatch(entry, plain).find("has no TPM 2.0 variant"), std::string::npos);
+}
+
 TEST(DeviceRegistryTest, AModuleFindsItsEntryOnlyInItsDirectory) {
     DeviceRegistry registry = load_device_registry(kRegistry);
     const DeviceEntry* e = registry.for_module("tpm_i2c_nuvoton", "drivers/char/tpm");
@@ -117,7 +151,7 @@ TEST(DeviceModelsTest, AnEntryWithoutItsModelClassIsRefused) {
     EXPECT_EQ(model_mismatch(entry, plain), "");
     entry.model = "atmel";
     EXPECT_EQ(model_mismatch(entry, plain),
-              "r.yaml:2: unknown model 'atmel' (ksweep-tpmd has nuvoton)");
+              "r.yaml:2: unknown model 'atmel' (ksweep-tpmd has nuvoton, st33zp24_i2c)");
 }
 
 } // namespace

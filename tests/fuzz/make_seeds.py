@@ -48,6 +48,28 @@ seeds = {
         desc(BASE + 0x100, 8, NEXT, 1) + desc(BASE + 0x110, 1, WRITE) +
         desc(0, 0, 0) + desc(0, 0, 0),
         [(0x100, header(0x2e, 2))]),
+    # ST33ZP24: a register pointer write as st33zp24/i2c.c does it before a read ([reg, 0xaa]).
+    "st33_pointer": image(
+        desc(BASE + 0x100, 8, NEXT, 1) + desc(BASE + 0x110, 2, NEXT, 2) +
+        desc(BASE + 0x118, 1, WRITE) + desc(0, 0, 0),
+        [(0x100, header(0x13, 0)), (0x110, b"\x00\xaa")]),
+    # ST33ZP24: requestUse and commandReady written with the direction bit, then TPM_STS read
+    # with its burst count: pointer write, then a 3-byte read. One indirect request each.
+    "st33_sequence": image(
+        desc(BASE + 0x200, 48, INDIRECT) + desc(BASE + 0x240, 48, INDIRECT) +
+        desc(BASE + 0x280, 48, INDIRECT) + desc(BASE + 0x2c0, 48, INDIRECT),
+        [(0x200, desc(BASE + 0x300, 8, NEXT, 1) + desc(BASE + 0x310, 2, NEXT, 2) +
+          desc(BASE + 0x318, 1, WRITE)),
+         (0x240, desc(BASE + 0x320, 8, NEXT, 1) + desc(BASE + 0x330, 2, NEXT, 2) +
+          desc(BASE + 0x338, 1, WRITE)),
+         (0x280, desc(BASE + 0x340, 8, NEXT, 1) + desc(BASE + 0x350, 2, NEXT, 2) +
+          desc(BASE + 0x358, 1, WRITE)),
+         (0x2c0, desc(BASE + 0x370, 8, NEXT, 1) + desc(BASE + 0x380, 3, NEXT | WRITE, 2) +
+          desc(BASE + 0x390, 1, WRITE)),
+         (0x300, header(0x13, 0)), (0x310, b"\x80\x02"),
+         (0x320, header(0x13, 0)), (0x330, b"\x98\x40"),
+         (0x340, header(0x13, 0)), (0x350, b"\x18\xaa"),
+         (0x370, header(0x13, 2))]),
 }
 for name, data in seeds.items():
     with open(os.path.join(here, name), "wb") as f:

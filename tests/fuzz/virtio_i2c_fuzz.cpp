@@ -1,9 +1,11 @@
 // Fuzz target: the guest controls all of guest memory, so the input *is* guest memory. Its
 // first 64 bytes are a descriptor table of 4 entries; each entry is taken as a request head in
 // turn and runs through read_descriptor_chain, parse_i2c_request and the I2C bus into the
-// Nuvoton model. The memory is a heap block of exactly the input's size (rounded up to one
+// chip models, one at each model's address: the Nuvoton (0x2e) and the ST33ZP24 (0x13) register
+// parsers. The memory is a heap block of exactly the input's size (rounded up to one
 // page), so AddressSanitizer catches any access outside it.
 #include "device/nuvoton_tpm.h"
+#include "device/st33zp24_tpm.h"
 #include "device/virtio_i2c.h"
 
 #include <cstring>
@@ -37,11 +39,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     EchoTpm engine;
     DeviceProfile profile;
     profile.default_command_time = std::chrono::microseconds(100);
+    profile.command_ready_time = std::chrono::microseconds(40);
     profile.requirements.min_status_gap = std::chrono::microseconds(50);
+    profile.requirements.min_ready_poll_interval = std::chrono::microseconds(50);
     auto quiet = [](const std::string&) {};
-    NuvotonTpm tpm(clock, engine, profile, quiet);
+    NuvotonTpm nuvoton(clock, engine, profile, quiet);
+    St33zp24Tpm st33(clock, engine, profile, quiet);
     I2cBus bus(clock);
-    bus.attach(nuvoton::kDefaultAddress, tpm);
+    bus.attach(nuvoton::kDefaultAddress, nuvoton);
+    bus.attach(st33zp24::kDefaultAddress, st33);
     VirtioI2cDevice i2c(bus, quiet);
 
     std::span<const uint8_t> table(guest.get(), kQueueSize * kDescSize);

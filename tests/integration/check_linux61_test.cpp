@@ -108,18 +108,35 @@ TEST_F(CheckOnLinux61, TheNuvotonRegressionOf2017AsAPatch) {
     }
 }
 
-// A build dir that cannot parse the tree: the enum has no value, and the gate says so and
-// what would fix it instead of passing.
+// A build dir of the tree's version that cannot parse the tree (no generated headers): the
+// enum has no value, and the gate says so and what would fix it instead of passing.
 TEST_F(CheckOnLinux61, AnUnusableBuildDirIsAnUnresolvedCheckNotAPass) {
-    ksweep::test::TempDir empty;
+    ksweep::test::TempDir unusable;
+    std::string makefile = ksweep::test::read_file(tree_ + "/Makefile");
+    ksweep::test::write_file(unusable.path() + "/Makefile",
+                             makefile.substr(0, makefile.find("EXTRAVERSION")));
     auto r =
-        check("--show-types --build-dir " + quote(empty.path()) + " " +
+        check("--show-types --build-dir " + quote(unusable.path()) + " " +
               quote(patch_replacing("\t\ttpm_msleep(TPM_TIMEOUT);", "\t\tmsleep(TPM_TIMEOUT);")));
     EXPECT_EQ(r.status, 1) << r.output;
     EXPECT_NE(r.output.find("CHECK:MSLEEP_UNRESOLVED: msleep(TPM_TIMEOUT)"), std::string::npos)
         << r.output;
     EXPECT_NE(r.output.find("--build-dir"), std::string::npos) << r.output;
     EXPECT_NE(r.output.find("1 checks"), std::string::npos) << r.output;
+}
+
+// A directory that is no build dir at all is bad input: exit 2 with what to give instead,
+// never a verdict.
+TEST_F(CheckOnLinux61, ADirectoryThatIsNoBuildDirIsRefused) {
+    ksweep::test::TempDir empty;
+    auto r =
+        run(std::string(KSWEEP_BINARY) + " check --tree " + quote(tree_) + " --build-dir " +
+                quote(empty.path()) + " " +
+                quote(patch_replacing("\t\ttpm_msleep(TPM_TIMEOUT);", "\t\tmsleep(TPM_TIMEOUT);")),
+            true);
+    EXPECT_EQ(r.status, 2) << r.output;
+    EXPECT_NE(r.output.find("does not say which kernel it is for"), std::string::npos) << r.output;
+    EXPECT_EQ(r.output.find("WARNING"), std::string::npos) << r.output;
 }
 
 // What `ksweep series` writes, cover letter and all, is checked patch by patch: never exit 2.

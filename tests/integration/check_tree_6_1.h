@@ -19,7 +19,11 @@ inline std::string tree_from_env(const std::string& name) {
     return "";
 }
 
-inline std::string tree_6_1() { return tree_from_env("KSWEEP_TREE_6_1"); }
-inline std::string tree_6_12() { return tree_from_env("KSWEEP_TREE_6_12"); }
+inline std::string tree_6_1() {
+    return tree_from_env("KSWEEP_TREE_6_1");
+}
+inline std::string tree_6_12() {
+    return tree_from_env("KSWEEP_TREE_6_12");
+}
 
 } // namespace ksweep::test

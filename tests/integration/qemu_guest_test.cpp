@@ -104,6 +104,39 @@ TEST_F(QemuGuest, BaselineDriverProbesExtendsAndThePcrMatches) {
     }
 }
 
+// The second device of the registry: Debian's unmodified 6.1 ST33ZP24 driver, its core and I2C
+// modules built from drivers/char/tpm/st33zp24 (sources that include "../tpm.h") and loaded in
+// order, bound without an IRQ, against the ST33ZP24 model on a TPM 1.2 libtpms: every
+// TPM_Extend succeeds, the SHA-1 chain matches, and the driver broke no protocol rule.
+TEST_F(QemuGuest, St33zp24DriverProbesAsTpm12AndTheSha1PcrMatches) {
+    GuestBenchmarkOptions options;
+    options.device = "tpm_st33zp24_i2c";
+    options.extends = 5;
+    options.run_dir = run_dir_;
+    GuestBenchmarkResult result = run_guest_benchmark(options);
+    ASSERT_TRUE(result.error.empty()) << result.error;
+    const GuestRunResult& run = result.run;
+    EXPECT_EQ(run.outcome, GuestOutcome::passed) << run.message;
+    const GuestReport& report = run.report;
+    auto core = std::find(report.modules.begin(), report.modules.end(), "tpm_st33zp24.ko");
+    auto i2c = std::find(report.modules.begin(), report.modules.end(), "tpm_st33zp24_i2c.ko");
+    ASSERT_NE(core, report.modules.end());
+    ASSERT_NE(i2c, report.modules.end());
+    EXPECT_LT(core, i2c);
+    EXPECT_EQ(report.tpm_version, 1);
+    ASSERT_EQ(report.samples.size(), 5u);
+    for (const auto& s : report.samples)
+        EXPECT_EQ(s.rc, 0u) << "extend " << s.index;
+    ASSERT_TRUE(run.pcr);
+    EXPECT_TRUE(run.pcr->passed) << run.pcr->message;
+    EXPECT_EQ(run.pcr->actual.size(), 20u); // SHA-1
+    ASSERT_TRUE(run.device) << run.stats;
+    EXPECT_EQ(run.device->extends, 5);
+    EXPECT_EQ(run.device->protocol_errors, 0) << run.stats;
+    EXPECT_EQ(run.device->nacks, 0);
+    EXPECT_EQ(run.device->malformed_requests, 0);
+}
+
 // The strict profile NACKs status accesses sooner than 6 ms apart (the Atmel lesson): the
 // 6.1 driver's usleep_range() polls break it, and the device's counters reach the result.
 TEST_F(QemuGuest, TimingViolationsOfAStrictDeviceAreCounted) {

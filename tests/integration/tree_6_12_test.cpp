@@ -3,9 +3,9 @@
 // cache) and the enum sites the semantic engine exists for resolve; check flags them; another
 // version's headers are refused. The first test pays the one-time prepare (about a minute on
 // 2 cores); the rest reuse it.
+#include "../series/test_repo.h"
 #include "check_tree_6_1.h"
 #include "require_env.h"
-#include "../series/test_repo.h"
 
 #include <filesystem>
 #include <gtest/gtest.h>
@@ -121,8 +121,8 @@ namespace {
 TEST_F(Tree612, SeriesPassesL1ToL3InTheTreesOwnBuildDir) {
     ksweep::test::TempDir dir;
     std::string series = dir.path() + "/tpm";
-    auto made = ksweep("series --signoff 'Test Maintainer <test@example.org>' -o " +
-                       quote(series) + " " + quote(tree_) + " drivers/char/tpm");
+    auto made = ksweep("series --signoff 'Test Maintainer <test@example.org>' -o " + quote(series) +
+                       " " + quote(tree_) + " drivers/char/tpm");
     ASSERT_EQ(made.status, 0) << made.output;
     std::string out = dir.path() + "/report";
     auto v = run(std::string(KSWEEP_BINARY) + " validate --series " + quote(series) +

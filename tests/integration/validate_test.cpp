@@ -1,5 +1,7 @@
 // ksweep validate end to end on Debian's Linux 6.1 tree, through the ksweep binary:
-// - the drivers/char/tpm series (a scratch repository holds its commits) through L1-L3;
+// - the drivers/char/tpm series (a scratch repository holds its commits) through L1-L3, and
+//   through L4, where its st33zp24 patch boots the emulated ST33ZP24 (label "qemu");
+// - the st33zp24 patch against a chip that must not be polled fast while it gets ready;
 // - the historical Nuvoton series (6.1's tpm_i2c_nuvoton.c turned back into its pre-v4.12
 //   msleep form, in a git clone) through all four levels in QEMU (label "qemu");
 // - the same series against a device that needs 6 ms between status accesses: the patched
@@ -51,20 +53,32 @@ class ValidateOnLinux61 : public ::testing::Test {
         if (tree.empty() || !fs::exists(tree + "/scripts/checkpatch.pl"))
             KSWEEP_SKIP_OR_FAIL("no 6.1 tree: run scripts/setup.sh");
     }
+    // `ksweep series` of `paths` in the tree into tmp/<name>: the series directory.
+    std::string series_of(const std::string& name, const std::string& paths) {
+        std::string dir = tmp.path() + "/" + name;
+        auto made = run(ksweep("series --signoff 'Test Maintainer <test@example.org>' -o " +
+                               quote(dir) + " " + quote(tree) + " " + paths));
+        EXPECT_EQ(made.status, 0) << made.output;
+        return dir;
+    }
+    // `ksweep validate` of `series` on the tree with `options` into tmp/report, which must exit
+    // with `status`: the report directory.
+    std::string validate(const std::string& series, const std::string& options, int status) {
+        std::string out = tmp.path() + "/report";
+        auto v = run(ksweep("validate --series " + quote(series) + " " + options + " -o " +
+                            quote(out) + " " + quote(tree)));
+        EXPECT_EQ(v.status, status) << v.output;
+        return out;
+    }
     std::string tree;
     TempDir tmp;
 };
 
-TEST_F(ValidateOnLinux61, TpmSeriesPassesL1ToL3AndNamesDriversWithoutDeviceModel) {
-    std::string series = tmp.path() + "/tpm";
-    auto made = run(ksweep("series --signoff 'Test Maintainer <test@example.org>' -o " +
-                           quote(series) + " " + quote(tree) + " drivers/char/tpm"));
-    ASSERT_EQ(made.status, 0) << made.output;
+TEST_F(ValidateOnLinux61, TpmSeriesPassesL1ToL3) {
+    std::string series = series_of("tpm", "drivers/char/tpm");
+    ASSERT_FALSE(HasFailure());
 
-    std::string out = tmp.path() + "/report";
-    auto v = run(ksweep("validate --series " + quote(series) + " --levels 1,2,3,4 -o " +
-                        quote(out) + " " + quote(tree)));
-    EXPECT_EQ(v.status, 0) << v.output;
+    std::string out = validate(series, "--levels 1,2,3", 0);
     std::string report = out + "/report.json";
     int patches = std::stoi(json_query(report, "len(r['patches'])"));
     ASSERT_GE(patches, 1);
@@ -76,10 +90,7 @@ TEST_F(ValidateOnLinux61, TpmSeriesPassesL1ToL3AndNamesDriversWithoutDeviceModel
                 << json_query(report, p + "['levels']['" + level + "']['message']");
         EXPECT_EQ(json_query(report, p + "['checkpatch']"),
                   "{'errors': 0, 'warnings': 0, 'checks': 0, 'messages': []}");
-        // None of this series' drivers has a device model: L4 says so rather than passing.
-        EXPECT_EQ(json_query(report, p + "['levels']['L4']['status']"), "not applicable");
-        EXPECT_NE(json_query(report, p + "['levels']['L4']['message']").find("no device model"),
-                  std::string::npos);
+        EXPECT_EQ(json_query(report, p + "['levels']['L4']['status']"), "skipped");
     }
     EXPECT_FALSE(fs::exists(tree + "/.git")); // the tree was only read
 }
@@ -87,10 +98,8 @@ TEST_F(ValidateOnLinux61, TpmSeriesPassesL1ToL3AndNamesDriversWithoutDeviceModel
 // --keep-work keeps what it says: the scratch checkout the patches were applied in (it used
 // to be removed with the run, leaving an empty directory).
 TEST_F(ValidateOnLinux61, KeepWorkKeepsTheCheckoutAndSaysWhere) {
-    std::string series = tmp.path() + "/tpm";
-    auto made = run(ksweep("series --signoff 'Test Maintainer <test@example.org>' -o " +
-                           quote(series) + " " + quote(tree) + " drivers/char/tpm"));
-    ASSERT_EQ(made.status, 0) << made.output;
+    std::string series = series_of("tpm", "drivers/char/tpm");
+    ASSERT_FALSE(HasFailure());
     auto v = run(ksweep("validate --series " + quote(series) + " --levels 1 --keep-work -o " +
                         quote(tmp.path() + "/report") + " " + quote(tree)));
     EXPECT_EQ(v.status, 0) << v.output;
@@ -99,6 +108,77 @@ TEST_F(ValidateOnLinux61, KeepWorkKeepsTheCheckoutAndSaysWhere) {
     std::string kept = m[1];
     EXPECT_TRUE(fs::exists(kept + "/checkout/drivers/char/tpm/tpm.h")) << kept;
     fs::remove_all(kept);
+}
+
+// Today's sites: the drivers/char/tpm series of the unmodified 6.1 tree. The st33zp24 patch
+// boots the emulated ST33ZP24 (TPM 1.2) with the core and I2C modules built from the tree's
+// subdirectory; cr50 and tpm_nsc have no model and say so (label "qemu").
+TEST_F(ValidateOnLinux61, TodaysTpmSeriesBootsTheSt33zp24AndNamesTheDriversWithoutModel) {
+    std::string series = series_of("tpm", "drivers/char/tpm");
+    ASSERT_FALSE(HasFailure());
+    std::string out = validate(series, "-n 10 --boots 1", 0);
+    std::string report = out + "/report.json";
+    int patches = std::stoi(json_query(report, "len(r['patches'])"));
+    int booted = 0;
+    for (int i = 0; i < patches; ++i) {
+        std::string p = "r['patches'][" + std::to_string(i) + "]";
+        std::string subject = json_query(report, p + "['subject']");
+        SCOPED_TRACE(subject);
+        if (subject.find("st33zp24") == std::string::npos) {
+            EXPECT_EQ(json_query(report, p + "['levels']['L4']['status']"), "not applicable");
+            EXPECT_NE(json_query(report, p + "['levels']['L4']['message']").find("no device model"),
+                      std::string::npos);
+            continue;
+        }
+        ++booted;
+        for (const char* level : {"L1", "L2", "L3", "L4"})
+            EXPECT_EQ(json_query(report, p + "['levels']['" + level + "']['status']"), "passed")
+                << level << ": "
+                << json_query(report, p + "['levels']['" + level + "']['message']");
+        std::string d = p + "['devices'][0]";
+        EXPECT_EQ(json_query(report, d + "['driver']"), "tpm_st33zp24_i2c");
+        EXPECT_EQ(json_query(report, d + "['command']"), "TPM_Extend");
+        EXPECT_EQ(json_query(report, d + "['pcr_bank']"), "sha1");
+        // The SHA-1 chain checked in every boot, every extend recorded.
+        EXPECT_EQ(json_query(report, "[(b['variant'], b['ok'], b['pcr_passed'], len(b['samples'])) "
+                                     "for b in " +
+                                         d + "['boots']]"),
+                  "[('baseline', True, True, 10), ('patched', True, True, 10)]");
+        // msleep(TPM_TIMEOUT) sleeps about 12 ms at HZ=250, usleep_range(5000, 5300) about
+        // 5.5 ms, once per extend: the patched median is clearly lower.
+        EXPECT_EQ(json_query(report, d + "['median_ratio'] < 0.85"), "True")
+            << json_query(report, d + "['median_ratio']");
+    }
+    EXPECT_EQ(booted, 1);
+    std::string md = read_file(out + "/report.md");
+    EXPECT_NE(md.find("tpm_st33zp24_i2c"), std::string::npos) << md;
+}
+
+// The device that must not be polled fast while it gets ready: the shipped driver's msleep(5)
+// keeps to it, the patched usleep_range() does not, and L4 fails naming the requirement.
+TEST_F(ValidateOnLinux61, St33zp24ThatNeedsTheLongPollFailsThePatchedDriver) {
+    std::string series = series_of("st33", "drivers/char/tpm/st33zp24");
+    ASSERT_FALSE(HasFailure());
+    std::string profile =
+        std::string(KSWEEP_SOURCE_DIR) + "/qemu/profiles/st33zp24_strict_timing.yaml";
+    std::string out =
+        validate(series, "--levels 1,4 -n 5 --boots 1 --profile " + quote(profile), 1);
+    std::string report = out + "/report.json";
+    ASSERT_EQ(json_query(report, "len(r['patches'])"), "1");
+    std::string d = "r['patches'][0]['devices'][0]";
+    EXPECT_EQ(json_query(report, "r['patches'][0]['levels']['L4']['status']"), "failed");
+    EXPECT_EQ(json_query(report, d + "['variants']['baseline']['violations']"), "{}");
+    // Every boot still ran to the end with its PCR check: the chip counts, it does not refuse.
+    EXPECT_EQ(json_query(report, "all(b['pcr_passed'] for b in " + d + "['boots'])"), "True");
+    std::string md = read_file(out + "/report.md");
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(
+        md, m,
+        std::regex("device requirement violated: patched broke min_ready_poll_interval ([0-9]+) "
+                   "times")))
+        << md;
+    EXPECT_GE(std::stoi(m[1]), 5); // at least one per extend
+    EXPECT_NE(md.find("(requirements: min_ready_poll_interval 7000 us)"), std::string::npos) << md;
 }
 
 // The historical series: a clone of the tree with the pre-v4.12 driver committed, and the

@@ -46,7 +46,10 @@ struct Trees {
     fs::path tree = scratch.path() / "linux";
     fs::path cache = scratch.path() / "cache";
 
-    Trees() { write(tree / "Makefile", fake_kbuild(6, 12, 7)); }
+    Trees() {
+        write(tree / "Makefile", fake_kbuild(6, 12, 7));
+        write(tree / "scripts/kconfig/Makefile", "# kbuild's configuration targets\n");
+    }
 
     BuildDirRequest request() const {
         BuildDirRequest r;
@@ -210,6 +213,15 @@ TEST(PreparedBuildTest, FindOnlyRequestsSayWhyThereIsNone) {
     HzChoice hz = choose_hz(0, none);
     EXPECT_EQ(hz.hz, 250);
     EXPECT_NE(describe(none, hz).find("assumed"), std::string::npos);
+}
+
+TEST(PreparedBuildTest, ATreeWithoutKbuildIsParsedWithoutOneAndSaysSo) {
+    Trees t;
+    fs::remove_all(t.tree / "scripts");
+    BuildDir none = resolve_build_dir(t.request());
+    EXPECT_TRUE(none.dir.empty());
+    EXPECT_NE(none.missing.find("no kbuild"), std::string::npos) << none.missing;
+    EXPECT_FALSE(fs::exists(t.cache / "builds"));
 }
 
 TEST(PreparedBuildTest, NotAKernelTreeHasNoBuildDirAndSaysSo) {
