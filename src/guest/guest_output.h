@@ -54,9 +54,9 @@ class GuestOutputParser {
     GuestReport report_;
 };
 
-// What the guest measured of its HZ next to CONFIG_HZ, for one line: ", measured 250 in the
-// guest" (within 5 %), ", but the guest measured 1000" (a different HZ), ", not measured in the
-// guest" (no line from init.sh: it never got that far, or had no /proc/timer_list).
+// What the guest counted of its HZ next to CONFIG_HZ, for one line: ", the guest counted 248"
+// (the HZ Kconfig offers nearest to the count is CONFIG_HZ), ", but the guest counted 990
+// (HZ=1000?)" (another one), ", not measured in the guest" (no line from init.sh).
 std::string measured_hz_note(const GuestReport& report, int config_hz);
 
 // The whole console output at once.

@@ -259,7 +259,7 @@ TEST_F(HistoricalNuvoton, AllFourLevelsPassAndPatchedIsFaster) {
     // The guest ran the tree's own kernel at the HZ the report says, and counted it.
     EXPECT_EQ(json_query(report, d + "['hz']"), "250");
     EXPECT_EQ(json_query(report, d + "['guest_release'].startswith('6.1.')"), "True");
-    EXPECT_EQ(json_query(report, "[abs(b['measured_hz'] - 250) <= 12 for b in " + d + "['boots']]"),
+    EXPECT_EQ(json_query(report, "[abs(b['measured_hz'] - 250) <= 40 for b in " + d + "['boots']]"),
               "[True, True, True, True]");
     EXPECT_NE(md.find("| 250 | 6.1."), std::string::npos) << md;
 }
