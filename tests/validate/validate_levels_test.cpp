@@ -269,17 +269,21 @@ class ValidateRunTest : public ::testing::Test {
             pclose(p);
         return out;
     }
-    // A format-patch mail changing kfoo.c's return value from `from` to `to`.
-    void write_patch(const std::string& name, int number, int from, int to) {
-        write(root_ / "series" / name,
+    // A format-patch mail changing `file`'s one function (`int name(void) { return N; }`) from
+    // returning `from` to returning `to`; kfoo.c by default.
+    void write_patch(const std::string& patch, int number, int from, int to,
+                     const std::string& file = "drivers/misc/kfoo/kfoo.c",
+                     const std::string& function = "kfoo",
+                     const std::string& prefix = "misc: kfoo") {
+        write(root_ / "series" / patch,
               "From 0000000000000000000000000000000000000000 Mon Sep 17 00:00:00 2001\n"
               "From: T <t@t>\nDate: Mon, 1 Jan 2024 00:00:00 +0000\n"
               "Subject: [PATCH " +
-                  std::to_string(number) + "/2] misc: kfoo: return " + std::to_string(to) +
+                  std::to_string(number) + "/2] " + prefix + ": return " + std::to_string(to) +
                   "\n\nWhy.\n\nSigned-off-by: T <t@t>\n---\n"
-                  "diff --git a/drivers/misc/kfoo/kfoo.c b/drivers/misc/kfoo/kfoo.c\n"
-                  "--- a/drivers/misc/kfoo/kfoo.c\n+++ b/drivers/misc/kfoo/kfoo.c\n"
-                  "@@ -1,4 +1,4 @@\n int kfoo(void)\n {\n-\treturn " +
+                  "diff --git a/" +
+                  file + " b/" + file + "\n--- a/" + file + "\n+++ b/" + file +
+                  "\n@@ -1,4 +1,4 @@\n int " + function + "(void)\n {\n-\treturn " +
                   std::to_string(from) + ";\n+\treturn " + std::to_string(to) +
                   ";\n }\n-- \n2.39.5\n\n");
     }
@@ -338,19 +342,8 @@ TEST_F(ValidateRunTest, AGuestKernelThatCannotBeBuiltFailsL4OnceInOneLine) {
     write(tree_ / "drivers/char/tpm/tpm_i2c_nuvoton.c", "int nuvoton(void)\n{\n\treturn 1;\n}\n");
     run("git add -A && git -c user.name=t -c user.email=t@t commit -qm nuvoton");
     for (int n : {1, 2})
-        write(root_ / "series" / ("000" + std::to_string(n) + "-nuvoton.patch"),
-              "From 0000000000000000000000000000000000000000 Mon Sep 17 00:00:00 2001\n"
-              "From: T <t@t>\nDate: Mon, 1 Jan 2024 00:00:00 +0000\n"
-              "Subject: [PATCH " +
-                  std::to_string(n) + "/2] tpm: nuvoton: return " + std::to_string(n + 1) +
-                  "\n\nWhy.\n\nSigned-off-by: T <t@t>\n---\n"
-                  "diff --git a/drivers/char/tpm/tpm_i2c_nuvoton.c "
-                  "b/drivers/char/tpm/tpm_i2c_nuvoton.c\n"
-                  "--- a/drivers/char/tpm/tpm_i2c_nuvoton.c\n"
-                  "+++ b/drivers/char/tpm/tpm_i2c_nuvoton.c\n"
-                  "@@ -1,4 +1,4 @@\n int nuvoton(void)\n {\n-\treturn " +
-                  std::to_string(n) + ";\n+\treturn " + std::to_string(n + 1) +
-                  ";\n }\n-- \n2.39.5\n\n");
+        write_patch("000" + std::to_string(n) + "-nuvoton.patch", n, n, n + 1,
+                    "drivers/char/tpm/tpm_i2c_nuvoton.c", "nuvoton", "tpm: nuvoton");
     ValidateOptions o = options();
     o.levels = {1, 4};
     ValidationReport r = run_validation(o);
