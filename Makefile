@@ -1,8 +1,10 @@
 # The README's two commands. Everything else is CMake and the ksweep binary.
 BUILD ?= build
 JOBS  ?= 2
+# Extra CMake options, e.g. CMAKE_ARGS=-DKSWEEP_WERROR=ON (what .ci/run passes).
+CMAKE_ARGS ?=
 
-.PHONY: all setup configure build tools test demo clean
+.PHONY: all setup configure build tools test demo format clean
 
 all: build
 
@@ -10,7 +12,7 @@ setup:
 	@scripts/setup.sh
 
 configure: setup
-	@cmake -S . -B $(BUILD) -G Ninja >/dev/null
+	@cmake -S . -B $(BUILD) -G Ninja $(CMAKE_ARGS) >/dev/null
 
 # Everything, tests included.
 build: configure
@@ -25,6 +27,10 @@ test: build
 
 demo: tools
 	@scripts/demo.sh
+
+# clang-format every C++ file of src/ and tests/ in place (ctest's lint.format checks it).
+format:
+	@scripts/lint/format.sh
 
 clean:
 	rm -rf $(BUILD)

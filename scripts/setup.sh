@@ -17,6 +17,8 @@ packages=(
     qemu-system-x86 libtpms-dev busybox-static   # the emulated I2C TPM and its guest
     librsvg2-bin                                 # rsvg-convert: validate's SVG to PNG
     libpcre2-dev                                 # Perl regexes of MAINTAINERS (N:, K:)
+    nlohmann-json3-dev                           # every JSON ksweep writes and reads
+    clang-format-14 clang-tidy-14                # the lint tests (and run-clang-tidy-14)
 )
 
 missing=()

@@ -8,15 +8,15 @@ namespace ksweep::check {
 
 namespace {
 
-using Tokens = std::vector<RawToken>;
+using Tokens = std::vector<FileToken>;
 
-void append(Definitions::Text& out, const RawToken& t) {
-    if (t.kind == RawToken::Comment)
+void append(Definitions::Text& out, const FileToken& t) {
+    if (t.kind == FileToken::Comment)
         return;
     if (!out.text.empty())
         out.text += ' ';
     out.text += t.text;
-    if (t.kind == RawToken::Identifier)
+    if (t.kind == FileToken::Identifier)
         out.names.insert(t.text);
 }
 
@@ -28,7 +28,7 @@ size_t read_enum(const Tokens& tokens, size_t open, Definitions& defs) {
     bool expect_name = true;
     size_t i = open;
     for (; i < tokens.size(); ++i) {
-        const RawToken& t = tokens[i];
+        const FileToken& t = tokens[i];
         if (t.directive >= 0)
             continue;
         append(body, t);
@@ -42,7 +42,7 @@ size_t read_enum(const Tokens& tokens, size_t open, Definitions& defs) {
             --parens;
         else if (depth == 1 && parens == 0 && t.text == ",")
             expect_name = true;
-        else if (depth == 1 && parens == 0 && expect_name && t.kind == RawToken::Identifier) {
+        else if (depth == 1 && parens == 0 && expect_name && t.kind == FileToken::Identifier) {
             names.push_back(t.text);
             expect_name = false;
         }
@@ -78,7 +78,7 @@ Definitions definitions_in(std::string_view text) {
         if (tokens[i].directive >= 0 || tokens[i].text != "enum")
             continue;
         size_t open = i + 1;
-        if (open < tokens.size() && tokens[open].kind == RawToken::Identifier)
+        if (open < tokens.size() && tokens[open].kind == FileToken::Identifier)
             ++open;
         if (open < tokens.size() && tokens[open].text == "{")
             i = read_enum(tokens, open, defs);
@@ -133,8 +133,8 @@ std::set<std::string> changed_names(const Definitions& before, const Definitions
 std::set<std::string> names_in(std::string_view text) {
     std::set<std::string> out;
     const FileIndex index(text);
-    for (const RawToken& t : index.tokens())
-        if (t.kind == RawToken::Identifier)
+    for (const FileToken& t : index.tokens())
+        if (t.kind == FileToken::Identifier)
             out.insert(t.text);
     return out;
 }

@@ -1,25 +1,20 @@
 #include "check/git_range.h"
 
-#include <git2.h>
+#include "git/git_handle.h"
+
 #include <memory>
 
 namespace ksweep::check {
 
 namespace {
 
-struct GitLibrary {
-    GitLibrary() { git_libgit2_init(); }
-    ~GitLibrary() { git_libgit2_shutdown(); }
-};
+using git::Commit;
+using git::Object;
+using git::RevWalk;
+using git::Tree;
+using git::TreeEntry;
 
-template <typename T, void (*Free)(T*)> struct Deleter {
-    void operator()(T* p) const { Free(p); }
-};
-using Commit = std::unique_ptr<git_commit, Deleter<git_commit, git_commit_free>>;
-using Tree = std::unique_ptr<git_tree, Deleter<git_tree, git_tree_free>>;
-using Revwalk = std::unique_ptr<git_revwalk, Deleter<git_revwalk, git_revwalk_free>>;
-using Object = std::unique_ptr<git_object, Deleter<git_object, git_object_free>>;
-
+// git::check's twin that throws CheckError, the error `ksweep check` reports.
 void check(int rc, const std::string& what) {
     if (rc >= 0)
         return;
@@ -29,28 +24,26 @@ void check(int rc, const std::string& what) {
 
 // What a reader needs to outlive git_range_inputs(): the library, the repo, the tree.
 struct ParentTree {
-    std::shared_ptr<GitLibrary> library;
+    std::shared_ptr<git::LibGit2> library;
     std::shared_ptr<git_repository> repo;
     Tree tree;
 };
 
-PreimageReader parent_reader(std::shared_ptr<ParentTree> parent) {
+PreimageReader parent_reader(const std::shared_ptr<ParentTree>& parent) {
     return [parent](const std::string& path) -> std::optional<std::string> {
-        git_tree_entry* entry = nullptr;
-        if (git_tree_entry_bypath(&entry, parent->tree.get(), path.c_str()) < 0)
+        git_tree_entry* raw_entry = nullptr;
+        if (git_tree_entry_bypath(&raw_entry, parent->tree.get(), path.c_str()) < 0)
             return std::nullopt;
-        git_object* object = nullptr;
-        int rc = git_tree_entry_to_object(&object, parent->repo.get(), entry);
-        git_tree_entry_free(entry);
-        if (rc < 0 || git_object_type(object) != GIT_OBJECT_BLOB) {
-            git_object_free(object);
+        TreeEntry entry(raw_entry);
+        git_object* raw_object = nullptr;
+        if (git_tree_entry_to_object(&raw_object, parent->repo.get(), entry.get()) < 0)
             return std::nullopt;
-        }
-        auto* blob = reinterpret_cast<git_blob*>(object);
-        std::string text(static_cast<const char*>(git_blob_rawcontent(blob)),
-                         static_cast<size_t>(git_blob_rawsize(blob)));
-        git_object_free(object);
-        return text;
+        Object object(raw_object);
+        if (git_object_type(object.get()) != GIT_OBJECT_BLOB)
+            return std::nullopt;
+        auto* blob = reinterpret_cast<git_blob*>(object.get());
+        return std::string(static_cast<const char*>(git_blob_rawcontent(blob)),
+                           static_cast<size_t>(git_blob_rawsize(blob)));
     };
 }
 
@@ -61,16 +54,16 @@ std::vector<git_oid> commits_of(git_repository* repo, const std::string& range) 
         git_object* raw = nullptr;
         check(git_revparse_single(&raw, repo, range.c_str()), "bad revision '" + range + "'");
         Object object(raw);
-        git_object* peeled = nullptr;
-        check(git_object_peel(&peeled, object.get(), GIT_OBJECT_COMMIT),
+        git_object* raw_peeled = nullptr;
+        check(git_object_peel(&raw_peeled, object.get(), GIT_OBJECT_COMMIT),
               "'" + range + "' is not a commit");
-        oids.push_back(*git_object_id(peeled));
-        git_object_free(peeled);
+        Object peeled(raw_peeled);
+        oids.push_back(*git_object_id(peeled.get()));
         return oids;
     }
     git_revwalk* raw_walk = nullptr;
     check(git_revwalk_new(&raw_walk, repo), "cannot walk " + range);
-    Revwalk walk(raw_walk);
+    RevWalk walk(raw_walk);
     git_revwalk_sorting(walk.get(), GIT_SORT_TOPOLOGICAL | GIT_SORT_REVERSE);
     check(git_revwalk_push_range(walk.get(), range.c_str()), "bad range '" + range + "'");
     git_oid oid;
@@ -82,10 +75,11 @@ std::vector<git_oid> commits_of(git_repository* repo, const std::string& range) 
 } // namespace
 
 std::vector<CheckInput> git_range_inputs(const std::string& repo_path, const std::string& range) {
-    auto library = std::make_shared<GitLibrary>();
+    auto library = std::make_shared<git::LibGit2>();
     git_repository* raw_repo = nullptr;
     check(git_repository_open_ext(&raw_repo, repo_path.c_str(), 0, nullptr),
           "cannot open a git repository at " + repo_path);
+    // Shared, not a git::Repository: every commit's preimage reader keeps it open.
     std::shared_ptr<git_repository> repo(raw_repo, git_repository_free);
 
     std::vector<CheckInput> inputs;
@@ -99,12 +93,11 @@ std::vector<CheckInput> git_range_inputs(const std::string& repo_path, const std
         check(git_commit_parent(&raw_parent, commit.get(), 0), "cannot read a parent commit");
         Commit parent_commit(raw_parent);
 
-        git_buf mail = GIT_BUF_INIT;
+        git::Buf mail;
         git_email_create_options options = GIT_EMAIL_CREATE_OPTIONS_INIT;
-        check(git_email_create_from_commit(&mail, commit.get(), &options),
+        check(git_email_create_from_commit(&mail.buf, commit.get(), &options),
               "cannot format commit " + std::string(git_oid_tostr_s(&oid)));
-        std::string text(mail.ptr, mail.size);
-        git_buf_dispose(&mail);
+        std::string text = mail.str();
 
         auto parent = std::make_shared<ParentTree>();
         parent->library = library;
@@ -119,7 +112,7 @@ std::vector<CheckInput> git_range_inputs(const std::string& repo_path, const std
         input.filename = sha;
         input.vname = "Commit " + sha.substr(0, 12) + " (\"" + (summary ? summary : "") + "\")";
         input.text = std::move(text);
-        input.preimage = parent_reader(std::move(parent));
+        input.preimage = parent_reader(parent);
         inputs.push_back(std::move(input));
     }
     return inputs;

@@ -5,9 +5,7 @@
 // would change nothing else for it (no new slack constant, no macro to convert).
 #include "check/check_types.h"
 #include "check/report_format.h"
-
-#include <llvm/Support/JSON.h>
-#include <llvm/Support/raw_ostream.h>
+#include "core/json.h"
 
 namespace ksweep::check {
 
@@ -16,23 +14,15 @@ namespace {
 constexpr const char* kSchema = "https://json.schemastore.org/sarif-2.1.0.json";
 constexpr const char* kHelpUri = "https://docs.kernel.org/timers/timers-howto.html";
 
-void write_artifact(llvm::json::OStream& json, const Finding& f) {
-    json.attributeObject("artifactLocation", [&] {
-        json.attribute("uri", f.file);
-        json.attribute("uriBaseId", "SRCROOT");
-    });
+OrderedJson artifact_location(const Finding& f) {
+    return OrderedJson{{"uri", f.file}, {"uriBaseId", "SRCROOT"}};
 }
 
-void write_location(llvm::json::OStream& json, const Finding& f) {
-    json.object([&] {
-        json.attributeObject("physicalLocation", [&] {
-            write_artifact(json, f);
-            json.attributeObject("region", [&] {
-                json.attribute("startLine", f.line);
-                json.attribute("startColumn", f.column);
-            });
-        });
-    });
+OrderedJson location(const Finding& f) {
+    return OrderedJson{
+        {"physicalLocation",
+         OrderedJson{{"artifactLocation", artifact_location(f)},
+                     {"region", OrderedJson{{"startLine", f.line}, {"startColumn", f.column}}}}}};
 }
 
 bool has_whole_fix(const Warning& w) {
@@ -40,108 +30,86 @@ bool has_whole_fix(const Warning& w) {
            !w.advice.how.starts_with("macro ") && w.finding.call.find('\n') == std::string::npos;
 }
 
+OrderedJson text(const std::string& s) {
+    return OrderedJson{{"text", s}};
+}
+
 // Replaces "msleep(...)" by the fix's call; SARIF's endColumn is one past the last character.
-void write_fix(llvm::json::OStream& json, const Warning& w) {
+OrderedJson fix(const Warning& w) {
     const Finding& f = w.finding;
-    json.object([&] {
-        json.attributeObject("description",
-                             [&] { json.attribute("text", "use " + w.advice.replacement); });
-        json.attributeArray("artifactChanges", [&] {
-            json.object([&] {
-                write_artifact(json, f);
-                json.attributeArray("replacements", [&] {
-                    json.object([&] {
-                        json.attributeObject("deletedRegion", [&] {
-                            json.attribute("startLine", f.line);
-                            json.attribute("startColumn", f.column);
-                            json.attribute("endLine", f.line);
-                            json.attribute("endColumn", f.column + f.call.size());
-                        });
-                        json.attributeObject("insertedContent",
-                                             [&] { json.attribute("text", w.advice.replacement); });
-                    });
-                });
-            });
-        });
-    });
+    OrderedJson deleted{{"startLine", f.line},
+                        {"startColumn", f.column},
+                        {"endLine", f.line},
+                        {"endColumn", f.column + f.call.size()}};
+    OrderedJson replacement{{"deletedRegion", std::move(deleted)},
+                            {"insertedContent", text(w.advice.replacement)}};
+    OrderedJson change{{"artifactLocation", artifact_location(f)},
+                       {"replacements", OrderedJson::array({std::move(replacement)})}};
+    return OrderedJson{{"description", text("use " + w.advice.replacement)},
+                       {"artifactChanges", OrderedJson::array({std::move(change)})}};
 }
 
-void write_rule(llvm::json::OStream& json, const std::string& id, const std::string& name,
-                const std::string& summary, const std::string& description, const char* level) {
-    json.object([&] {
-        json.attribute("id", id);
-        json.attribute("name", name);
-        json.attributeObject("shortDescription", [&] { json.attribute("text", summary); });
-        json.attributeObject("fullDescription", [&] { json.attribute("text", description); });
-        json.attribute("helpUri", kHelpUri);
-        json.attributeObject("defaultConfiguration", [&] { json.attribute("level", level); });
-    });
+OrderedJson rule_json(const std::string& id, const std::string& name, const std::string& summary,
+                      const std::string& description, const char* level) {
+    return OrderedJson{{"id", id},
+                       {"name", name},
+                       {"shortDescription", text(summary)},
+                       {"fullDescription", text(description)},
+                       {"helpUri", kHelpUri},
+                       {"defaultConfiguration", OrderedJson{{"level", level}}}};
 }
 
-void write_driver(llvm::json::OStream& json, const Rule& rule, const RunInfo& run) {
-    json.attributeObject("driver", [&] {
-        json.attribute("name", "ksweep");
-        json.attribute("version", run.version);
-        json.attribute("informationUri", kHelpUri);
-        json.attributeArray("rules", [&] {
-            write_rule(json, rule.name, warning_type(rule), rule.summary,
-                       "msleep() is a timer-wheel sleep rounded up to whole jiffies; below " +
-                           std::to_string(rule.threshold_ms) +
-                           " ms it sleeps much longer than asked. Use usleep_range().",
-                       "warning");
-            write_rule(json, rule.name + "/unresolved", unresolved_type(rule),
-                       "a " + rule_calls(rule) + " argument ksweep could not evaluate",
-                       "The argument names a macro or enumerator that could not be evaluated "
-                       "(the semantic parse failed, a header is missing, no build dir): it may "
-                       "be a small sleep. The message says why and what would resolve it.",
-                       "none");
-        });
-    });
+OrderedJson driver(const Rule& rule, const RunInfo& run) {
+    OrderedJson rules = OrderedJson::array();
+    rules.push_back(
+        rule_json(rule.name, warning_type(rule), rule.summary,
+                  "msleep() is a timer-wheel sleep rounded up to whole jiffies; below " +
+                      std::to_string(rule.threshold_ms) +
+                      " ms it sleeps much longer than asked. Use usleep_range().",
+                  "warning"));
+    rules.push_back(
+        rule_json(rule.name + "/unresolved", unresolved_type(rule),
+                  "a " + rule_calls(rule) + " argument ksweep could not evaluate",
+                  "The argument names a macro or enumerator that could not be evaluated "
+                  "(the semantic parse failed, a header is missing, no build dir): it may "
+                  "be a small sleep. The message says why and what would resolve it.",
+                  "none"));
+    return OrderedJson{{"name", "ksweep"},
+                       {"version", run.version},
+                       {"informationUri", kHelpUri},
+                       {"rules", std::move(rules)}};
 }
 
-void write_result(llvm::json::OStream& json, const Rule& rule, const Warning& w, bool open) {
-    json.object([&] {
-        json.attribute("ruleId", open ? rule.name + "/unresolved" : rule.name);
-        json.attribute("ruleIndex", open ? 1 : 0);
-        if (open)
-            json.attribute("kind", "open");
-        json.attribute("level", open ? "none" : "warning");
-        json.attributeObject("message", [&] { json.attribute("text", w.message); });
-        json.attributeArray("locations", [&] { write_location(json, w.finding); });
-        if (!open && has_whole_fix(w))
-            json.attributeArray("fixes", [&] { write_fix(json, w); });
-    });
+OrderedJson result(const Rule& rule, const Warning& w, bool open) {
+    OrderedJson out;
+    out["ruleId"] = open ? rule.name + "/unresolved" : rule.name;
+    out["ruleIndex"] = open ? 1 : 0;
+    if (open)
+        out["kind"] = "open";
+    out["level"] = open ? "none" : "warning";
+    out["message"] = text(w.message);
+    out["locations"] = OrderedJson::array({location(w.finding)});
+    if (!open && has_whole_fix(w))
+        out["fixes"] = OrderedJson::array({fix(w)});
+    return out;
 }
 
 } // namespace
 
 std::string format_sarif(const std::vector<InputReport>& reports, const Rule& rule,
                          const RunInfo& run) {
-    std::string out;
-    llvm::raw_string_ostream os(out);
-    llvm::json::OStream json(os, 2);
-    json.object([&] {
-        json.attribute("$schema", kSchema);
-        json.attribute("version", "2.1.0");
-        json.attributeArray("runs", [&] {
-            json.object([&] {
-                json.attributeObject("tool", [&] { write_driver(json, rule, run); });
-                json.attributeObject("originalUriBaseIds", [&] {
-                    json.attributeObject("SRCROOT", [&] {
-                        json.attribute("uri",
-                                       "file://" + run.tree + (run.tree.ends_with('/') ? "" : "/"));
-                    });
-                });
-                json.attributeArray("results", [&] {
-                    for (const auto& input : reports)
-                        for (const Warning* w : in_input_order(input))
-                            write_result(json, rule, *w, w->level == "CHECK");
-                });
-            });
-        });
-    });
-    os << "\n";
-    return os.str();
+    OrderedJson results = OrderedJson::array();
+    for (const auto& input : reports)
+        for (const Warning* w : in_input_order(input))
+            results.push_back(result(rule, *w, w->level == "CHECK"));
+    OrderedJson src_root{{"uri", "file://" + run.tree + (run.tree.ends_with('/') ? "" : "/")}};
+    OrderedJson one_run{{"tool", OrderedJson{{"driver", driver(rule, run)}}},
+                        {"originalUriBaseIds", OrderedJson{{"SRCROOT", std::move(src_root)}}},
+                        {"results", std::move(results)}};
+    const OrderedJson document{{"$schema", kSchema},
+                               {"version", "2.1.0"},
+                               {"runs", OrderedJson::array({std::move(one_run)})}};
+    return json_text(document);
 }
 
 } // namespace ksweep::check

@@ -44,7 +44,7 @@ size_t uses_in(const std::string& text, const std::string& macro, const std::str
     const auto& tokens = index.tokens();
     size_t count = 0;
     for (size_t i = 0; i < tokens.size(); ++i) {
-        if (tokens[i].kind != RawToken::Identifier || tokens[i].text != macro)
+        if (tokens[i].kind != FileToken::Identifier || tokens[i].text != macro)
             continue;
         size_t end = i;
         if (i + 1 < tokens.size() && tokens[i + 1].text == "(") {
@@ -111,8 +111,8 @@ bool names_unevaluated_constant(const Finding& f) {
     if (!f.unevaluated || f.value_ms)
         return false;
     const FileIndex tokens(f.argument);
-    return std::any_of(tokens.tokens().begin(), tokens.tokens().end(), [](const RawToken& t) {
-        return t.kind == RawToken::Identifier &&
+    return std::any_of(tokens.tokens().begin(), tokens.tokens().end(), [](const FileToken& t) {
+        return t.kind == FileToken::Identifier &&
                std::none_of(t.text.begin(), t.text.end(),
                             [](char c) { return std::islower(static_cast<unsigned char>(c)); });
     });

@@ -24,10 +24,6 @@ Lines split_lines(std::string_view input) {
     return lines;
 }
 
-bool starts_with(std::string_view s, std::string_view prefix) {
-    return s.starts_with(prefix);
-}
-
 std::string error_at(unsigned line, const std::string& what) {
     return "line " + std::to_string(line) + ": " + what;
 }
@@ -36,7 +32,7 @@ std::string error_at(unsigned line, const std::string& what) {
 // writers put before every message.
 bool is_mbox_separator(std::string_view line) {
     static const std::regex separator(R"(^From \S+ (Mon|Tue|Wed|Thu|Fri|Sat|Sun) .*)");
-    return starts_with(line, "From ") && std::regex_match(line.begin(), line.end(), separator);
+    return line.starts_with("From ") && std::regex_match(line.begin(), line.end(), separator);
 }
 
 // Git's C-style quoting of unusual paths: "a/with\ttab".
@@ -166,22 +162,22 @@ class PatchParser {
         read_mail_headers();
         while (i_ < end_) {
             std::string_view line = lines_[i_];
-            if (starts_with(line, "diff --git ")) {
+            if (line.starts_with("diff --git ")) {
                 start_file(line_number());
                 auto [old_path, new_path] = git_header_paths(line.substr(11));
                 current().old_path = old_path;
                 current().new_path = new_path;
                 in_git_header_ = true;
                 ++i_;
-            } else if (starts_with(line, "--- ") && i_ + 1 < end_ &&
-                       starts_with(lines_[i_ + 1], "+++ ")) {
+            } else if (line.starts_with("--- ") && i_ + 1 < end_ &&
+                       lines_[i_ + 1].starts_with("+++ ")) {
                 if (!in_git_header_)
                     start_file(line_number());
                 current().old_path = tree_path(line.substr(4));
                 current().new_path = tree_path(lines_[i_ + 1].substr(4));
                 in_git_header_ = false;
                 i_ += 2;
-            } else if (starts_with(line, "@@ ")) {
+            } else if (line.starts_with("@@ ")) {
                 read_hunk();
             } else if (in_git_header_) {
                 read_git_extended_header(line);
@@ -213,7 +209,7 @@ class PatchParser {
             ++i_;
         }
         for (size_t j = i_; j < end_ && !lines_[j].empty(); ++j) {
-            if (!starts_with(lines_[j], "Subject:"))
+            if (!lines_[j].starts_with("Subject:"))
                 continue;
             std::string subject(lines_[j].substr(8));
             while (j + 1 < end_ && !lines_[j + 1].empty() &&
@@ -227,16 +223,16 @@ class PatchParser {
 
     void read_git_extended_header(std::string_view line) {
         FileDiff& file = current();
-        if (starts_with(line, "new file mode"))
+        if (line.starts_with("new file mode"))
             file.old_path.clear();
-        else if (starts_with(line, "deleted file mode"))
+        else if (line.starts_with("deleted file mode"))
             file.new_path.clear();
-        else if (starts_with(line, "rename from ") || starts_with(line, "copy from ")) {
+        else if (line.starts_with("rename from ") || line.starts_with("copy from ")) {
             file.old_path = unquote(line.substr(line.find(" from ") + 6));
-            file.copy = starts_with(line, "copy ");
-        } else if (starts_with(line, "rename to ") || starts_with(line, "copy to "))
+            file.copy = line.starts_with("copy ");
+        } else if (line.starts_with("rename to ") || line.starts_with("copy to "))
             file.new_path = unquote(line.substr(line.find(" to ") + 4));
-        else if (starts_with(line, "Binary files ") || starts_with(line, "GIT binary patch"))
+        else if (line.starts_with("Binary files ") || line.starts_with("GIT binary patch"))
             file.binary = true;
     }
 
@@ -293,7 +289,7 @@ class PatchParser {
                 {kind, std::string(line.empty() ? line : line.substr(1)), false, line_number()});
             ++i_;
         }
-        if (i_ < end_ && starts_with(lines_[i_], "\\")) {
+        if (i_ < end_ && lines_[i_].starts_with("\\")) {
             if (!hunk.lines.empty())
                 hunk.lines.back().no_newline = true;
             ++i_;

@@ -6,13 +6,13 @@
 #include "cli/tree_build.h"
 #include "cli/tree_paths.h"
 #include "core/rule.h"
+#include "git/git_handle.h"
 #include "rewrite/fixer.h"
 #include "rewrite/scanner.h"
 
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <git2.h>
 #include <memory>
 #include <optional>
 #include <set>
@@ -23,19 +23,12 @@ namespace ksweep::cli {
 
 namespace {
 
-struct Libgit2 {
-    Libgit2() { git_libgit2_init(); }
-    ~Libgit2() { git_libgit2_shutdown(); }
-};
-
-using Repository = std::unique_ptr<git_repository, decltype(&git_repository_free)>;
-
 // The git repository the tree is in (the tree may be a subdirectory of it), or none.
-Repository open_repository(const std::string& tree) {
+git::Repository open_repository(const std::string& tree) {
     git_repository* raw = nullptr;
     if (git_repository_open_ext(&raw, tree.c_str(), 0, nullptr) != 0)
-        return Repository(nullptr, git_repository_free);
-    return Repository(raw, git_repository_free);
+        return nullptr;
+    return git::Repository(raw);
 }
 
 // Why a file must not be overwritten: it differs from HEAD or is not tracked at all. Empty
@@ -127,8 +120,8 @@ int fix_command(int argc, char** argv) {
         options.semantic = !lexical_only;
 
         // Refuse before the work: a tree outside git has no way back from --in-place.
-        Libgit2 libgit2;
-        Repository repo = open_repository(options.tree);
+        git::LibGit2 libgit2;
+        git::Repository repo = open_repository(options.tree);
         if (in_place && !repo && !force) {
             std::fprintf(stderr,
                          "ksweep fix: %s is not in a git work tree: --in-place could not be "

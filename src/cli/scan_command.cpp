@@ -5,6 +5,7 @@
 #include "cli/output.h"
 #include "cli/tree_build.h"
 #include "cli/tree_paths.h"
+#include "core/json.h"
 #include "core/rule.h"
 #include "kbuild/kernel_tree.h"
 #include "rewrite/cross_check.h"
@@ -12,8 +13,6 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <llvm/Support/JSON.h>
-#include <llvm/Support/raw_ostream.h>
 #include <map>
 #include <set>
 
@@ -25,12 +24,12 @@ using namespace ksweep::kbuild;
 
 namespace {
 
-llvm::json::Value string_or_null(const std::string& s) {
-    return s.empty() ? llvm::json::Value(nullptr) : llvm::json::Value(s);
+Json string_or_null(const std::string& s) {
+    return s.empty() ? Json(nullptr) : Json(s);
 }
 
-llvm::json::Object finding_json(const Finding& f) {
-    return llvm::json::Object{
+Json finding_json(const Finding& f) {
+    return Json{
         {"file", f.file},
         {"line", f.line},
         {"column", f.column},
@@ -38,13 +37,12 @@ llvm::json::Object finding_json(const Finding& f) {
         {"callee", f.callee},
         {"call", f.call},
         {"argument", f.argument},
-        {"value_ms", f.value_ms ? llvm::json::Value(*f.value_ms) : llvm::json::Value(nullptr)},
+        {"value_ms", f.value_ms ? Json(*f.value_ms) : Json(nullptr)},
         {"resolution", std::string(to_string(f.resolution))},
         {"constant", string_or_null(f.constant)},
         {"defined_at", string_or_null(f.defined_at)},
         {"engine", std::string(to_string(f.engine))},
-        {"predicted_sleep_ms",
-         f.value_ms ? llvm::json::Value(f.predicted_sleep_ms) : llvm::json::Value(nullptr)},
+        {"predicted_sleep_ms", f.value_ms ? json_number(f.predicted_sleep_ms) : Json(nullptr)},
         {"actionable", f.actionable},
         {"inactive", f.inactive},
         {"in_macro_body", f.in_macro_body},
@@ -72,17 +70,12 @@ struct Summary {
 
 void print_json(const std::string& tree, const Rule& rule, const ScanResult& r,
                 const TreeBuild& build) {
-    llvm::json::Array findings;
+    Json findings = Json::array();
     for (const auto& f : r.findings)
         findings.push_back(finding_json(f));
     Summary s(r);
-    llvm::json::Object by_resolution;
-    for (const auto& [k, v] : s.by_resolution)
-        by_resolution[k] = v;
-    llvm::json::Array errors;
-    for (const auto& e : r.errors)
-        errors.push_back(e);
-    llvm::json::Object root{
+    // Keys sorted (Json is a sorted map), as this output has always had them.
+    Json root{
         {"tree", tree},
         {"rule", rule.name},
         {"threshold_ms", rule.threshold_ms},
@@ -92,20 +85,20 @@ void print_json(const std::string& tree, const Rule& rule, const ScanResult& r,
         {"build_dir", string_or_null(r.build_dir)},
         {"build", kbuild::describe(build.build, build.hz)},
         {"findings", std::move(findings)},
-        {"summary", llvm::json::Object{{"findings", r.findings.size()},
-                                       {"actionable", s.actionable},
-                                       {"inactive", s.inactive},
-                                       {"by_resolution", std::move(by_resolution)},
-                                       {"files_scanned", r.files_scanned},
-                                       {"files_with_findings", s.files.size()},
-                                       {"files_semantic", r.files_semantic},
-                                       {"files_fallback", r.files_fallback}}},
-        {"errors", std::move(errors)},
+        {"summary", Json{{"findings", r.findings.size()},
+                         {"actionable", s.actionable},
+                         {"inactive", s.inactive},
+                         {"by_resolution", s.by_resolution},
+                         {"files_scanned", r.files_scanned},
+                         {"files_with_findings", s.files.size()},
+                         {"files_semantic", r.files_semantic},
+                         {"files_fallback", r.files_fallback}}},
+        {"errors", r.errors},
     };
-    llvm::outs() << llvm::formatv("{0:2}", llvm::json::Value(std::move(root))) << "\n";
+    std::fputs(json_text(root).c_str(), stdout);
 }
 
-std::string one_line(std::string s) {
+std::string one_line(const std::string& s) {
     std::string out;
     bool space = false;
     for (char c : s) {

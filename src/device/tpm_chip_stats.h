@@ -43,11 +43,10 @@ struct TransportStats {
 
 // One line for the log: "stats: commands=... violations=...". `checked` are the requirements
 // the model enforces: their violation counters are listed, in that order.
-std::string format_stats_line(const TpmChipStats& tpm, const TransportStats& transport,
+std::string format_stats_line(const TpmChipStats& t, const TransportStats& x,
                               std::span<const Requirement> checked);
 // A JSON object with every counter, for the runner to read after the run.
-std::string format_stats_json(const std::string& profile, const TpmChipStats& tpm,
-                              const TransportStats& transport,
-                              std::span<const Requirement> checked);
+std::string format_stats_json(const std::string& profile, const TpmChipStats& t,
+                              const TransportStats& x, std::span<const Requirement> checked);
 
 } // namespace ksweep::device

@@ -1,5 +1,6 @@
-// libgit2 plumbing shared by the series code: one error-check helper and owning handles, so
-// every object is freed in reverse order of creation without hand-written cleanup paths.
+// libgit2 plumbing for every folder that uses it (series, check, the fixer's diff): one
+// error-check helper and owning handles, so every object is freed in reverse order of creation
+// without hand-written cleanup paths.
 #pragma once
 
 #include <git2.h>
@@ -44,6 +45,7 @@ using DiffStats = GitPtr<git_diff_stats, git_diff_stats_free>;
 using RevWalk = GitPtr<git_revwalk, git_revwalk_free>;
 using Config = GitPtr<git_config, git_config_free>;
 using Object = GitPtr<git_object, git_object_free>;
+using Patch = GitPtr<git_patch, git_patch_free>;
 
 // A git_buf that frees itself.
 struct Buf {

@@ -164,11 +164,11 @@ SeriesRepo open_scratch(const std::string& tree, const std::string& cache_dir, S
     if (!write_tree(ctx, tree, &tree_id))
         throw GitError(tree + ": no files to snapshot");
     out.base = write_base_commit(out.repo.get(), tree_id, tree);
-    git_reference* ref = nullptr;
-    check(git_reference_create(&ref, out.repo.get(), ref_name.c_str(), &out.base, 1,
+    git_reference* raw_ref = nullptr;
+    check(git_reference_create(&raw_ref, out.repo.get(), ref_name.c_str(), &out.base, 1,
                                "ksweep: snapshot base"),
           "git_reference_create");
-    git_reference_free(ref);
+    Reference ref(raw_ref); // freed on return: only the reference's existence counts
     return out;
 }
 

@@ -1,6 +1,6 @@
 #include "guest/guest_device_stats.h"
 
-#include <yaml-cpp/yaml.h>
+#include <nlohmann/json.hpp>
 
 namespace ksweep::guest {
 
@@ -10,26 +10,30 @@ std::string DeviceCounters::summary() const {
            std::to_string(malformed_requests) + " malformed requests";
 }
 
+long DeviceCounters::counter(const std::string& name) const {
+    auto it = counters.find(name);
+    return it == counters.end() ? 0 : it->second;
+}
+
 std::optional<DeviceCounters> parse_device_stats(const std::string& json,
                                                  const std::string& benchmark_command) {
-    try {
-        // JSON is YAML 1.2 flow syntax: yaml-cpp (already a dependency) reads it.
-        YAML::Node root = YAML::Load(json);
-        if (!root.IsMap() || !root["commands"])
-            return std::nullopt;
-        auto count = [&](const char* key) { return root[key] ? root[key].as<long>() : 0L; };
-        DeviceCounters c;
-        c.commands = count("commands");
-        c.violations = count("violations");
-        c.nacks = count("nacks");
-        c.protocol_errors = count("protocol_errors");
-        c.malformed_requests = count("malformed_requests");
-        if (auto by_code = root["commands_by_code"]; by_code && by_code[benchmark_command])
-            c.extends = by_code[benchmark_command].as<long>();
-        return c;
-    } catch (const YAML::Exception&) {
+    const auto root = nlohmann::json::parse(json, nullptr, /*allow_exceptions=*/false);
+    if (!root.is_object() || !root.contains("commands"))
         return std::nullopt;
-    }
+    DeviceCounters c;
+    for (const auto& [key, value] : root.items())
+        if (value.is_number_integer())
+            c.counters[key] = value.get<long>();
+    c.commands = c.counter("commands");
+    c.violations = c.counter("violations");
+    c.nacks = c.counter("nacks");
+    c.protocol_errors = c.counter("protocol_errors");
+    c.malformed_requests = c.counter("malformed_requests");
+    if (auto by_code = root.find("commands_by_code"); by_code != root.end() && by_code->is_object())
+        if (auto n = by_code->find(benchmark_command);
+            n != by_code->end() && n->is_number_integer())
+            c.extends = n->get<long>();
+    return c;
 }
 
 } // namespace ksweep::guest

@@ -6,6 +6,7 @@
 #include "kbuild/kbuild_flags.h"
 
 #include "core/file_io.h"
+#include "core/strings.h"
 
 #include <filesystem>
 #include <set>
@@ -16,6 +17,9 @@ namespace fs = std::filesystem;
 namespace ksweep::kbuild {
 
 namespace {
+
+// What make strips around words: a carriage return is text to it.
+constexpr std::string_view kMakeBlanks = " \t";
 
 // Stands for a reference that could not be expanded; a word holding it is dropped.
 constexpr char kUnknown = '\x01';
@@ -28,22 +32,6 @@ Tri tri_or(Tri a, Tri b) {
     if (a == Tri::Unknown || b == Tri::Unknown)
         return Tri::Unknown;
     return Tri::False;
-}
-
-std::string trim(std::string_view s) {
-    size_t b = s.find_first_not_of(" \t");
-    if (b == std::string_view::npos)
-        return {};
-    size_t e = s.find_last_not_of(" \t");
-    return std::string(s.substr(b, e - b + 1));
-}
-
-bool starts_with(std::string_view s, std::string_view prefix) {
-    return s.substr(0, prefix.size()) == prefix;
-}
-
-bool ends_with(std::string_view s, std::string_view suffix) {
-    return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
 
 // The logical lines of a makefile: backslash-newline joins lines (the backslash and the
@@ -187,7 +175,7 @@ struct KbuildFlags::Makefile {
     // Names an object under `prefix`, e.g. "hns3pf/" for the files of that subdirectory.
     bool names_objects_under(const std::string& prefix) const {
         auto it = objects.lower_bound(prefix);
-        return it != objects.end() && starts_with(*it, prefix);
+        return it != objects.end() && it->starts_with(prefix);
     }
 };
 
@@ -212,19 +200,19 @@ class Reader {
         bool in_define = false;
         for (const std::string& line : logical_lines(*text)) {
             if (in_define) {
-                if (trim(line) == "endef")
+                if (trim(line, kMakeBlanks) == "endef")
                     in_define = false;
                 continue;
             }
-            if (trim(line).empty())
+            if (trim(line, kMakeBlanks).empty())
                 continue;
             if (line[0] == '\t' && in_rule)
                 continue;
             in_rule = false;
-            std::string l = trim(line);
+            std::string l = trim(line, kMakeBlanks);
             std::string word = l.substr(0, l.find_first_of(" \t("));
             if (word == "ifeq" || word == "ifneq" || word == "ifdef" || word == "ifndef") {
-                Tri c = condition(word, trim(std::string_view(l).substr(word.size())));
+                Tri c = condition(word, trim(std::string_view(l).substr(word.size()), kMakeBlanks));
                 stack_.push_back({c, c});
                 continue;
             }
@@ -232,10 +220,12 @@ class Reader {
                 if (stack_.empty())
                     continue;
                 auto& level = stack_.back();
-                std::string rest = trim(std::string_view(l).substr(4));
+                std::string rest = trim(std::string_view(l).substr(4), kMakeBlanks);
                 std::string w = rest.substr(0, rest.find_first_of(" \t("));
-                Tri c = rest.empty() ? Tri::True
-                                     : condition(w, trim(std::string_view(rest).substr(w.size())));
+                Tri c =
+                    rest.empty()
+                        ? Tri::True
+                        : condition(w, trim(std::string_view(rest).substr(w.size()), kMakeBlanks));
                 if (level.taken == Tri::True)
                     level.branch = Tri::False;
                 else if (level.taken == Tri::False)
@@ -262,7 +252,7 @@ class Reader {
             if (word == "export" || word == "override" || word == "unexport" ||
                 word == "undefine" || word == "vpath") {
                 if (word == "export" || word == "override")
-                    l = trim(std::string_view(l).substr(word.size()));
+                    l = trim(std::string_view(l).substr(word.size()), kMakeBlanks);
                 else
                     continue;
             }
@@ -281,8 +271,8 @@ class Reader {
         auto extra = flags("EXTRA_CFLAGS");
         m.ccflags.insert(m.ccflags.end(), extra.begin(), extra.end());
         for (const auto& [name, var] : vars_)
-            if (starts_with(name, "CFLAGS_") && ends_with(name, ".o") &&
-                !starts_with(name, "CFLAGS_REMOVE_"))
+            if (name.starts_with("CFLAGS_") && name.ends_with(".o") &&
+                !name.starts_with("CFLAGS_REMOVE_"))
                 m.object_cflags[name.substr(7)] = flags(name);
         return m;
     }
@@ -350,7 +340,7 @@ class Reader {
                                          : var->second.value;
         // ccflags-$(CONFIG_X), ifdef CONFIG_X: the option is taken as enabled, so the flags
         // of every configuration count (the scan covers the whole tree, not one .config).
-        if (context != Context::Value && starts_with(name, "CONFIG_")) {
+        if (context != Context::Value && name.starts_with("CONFIG_")) {
             used_config_ = true;
             return "y";
         }
@@ -363,11 +353,11 @@ class Reader {
         used_config_ = false;
         Tri result = Tri::Unknown;
         if (kind == "ifdef" || kind == "ifndef") {
-            std::string name = expand(trim(args), Context::Name);
+            std::string name = expand(trim(args, kMakeBlanks), Context::Name);
             auto var = vars_.find(name);
             if (name.find(kUnknown) != std::string::npos)
                 result = Tri::Unknown;
-            else if (starts_with(name, "CONFIG_"))
+            else if (name.starts_with("CONFIG_"))
                 result = Tri::True;
             else if (var != vars_.end()) {
                 std::string value = var->second.recursive
@@ -398,8 +388,8 @@ class Reader {
             }
             if (comma == std::string_view::npos)
                 return Tri::Unknown;
-            a = trim(inner.substr(0, comma));
-            b = trim(inner.substr(comma + 1));
+            a = trim(inner.substr(0, comma), kMakeBlanks);
+            b = trim(inner.substr(comma + 1), kMakeBlanks);
         } else {
             auto words = shell_words(std::string(args)); // "a" "b" or 'a' 'b'
             if (words.size() != 2)
@@ -407,8 +397,8 @@ class Reader {
             a = words[0];
             b = words[1];
         }
-        a = trim(expand(a, Context::Condition));
-        b = trim(expand(b, Context::Condition));
+        a = trim(expand(a, Context::Condition), kMakeBlanks);
+        b = trim(expand(b, Context::Condition), kMakeBlanks);
         if (a.find(kUnknown) != std::string::npos || b.find(kUnknown) != std::string::npos)
             return Tri::Unknown;
         auto tristate = [](const std::string& v) { return v.empty() || v == "y" || v == "m"; };
@@ -458,15 +448,16 @@ class Reader {
         } else {
             op = "=";
         }
-        std::string name = trim(expand(trim(line.substr(0, name_end)), Context::Name));
-        std::string raw = trim(std::string_view(line).substr(value_begin));
+        std::string name =
+            trim(expand(trim(line.substr(0, name_end), kMakeBlanks), Context::Name), kMakeBlanks);
+        std::string raw = trim(std::string_view(line).substr(value_begin), kMakeBlanks);
         Tri active_now = active();
 
         // Objects, in whatever branch: which Makefile builds a file does not depend on the
         // configuration.
         for (const auto& w : shell_words(expand(raw, Context::Value)))
-            if (ends_with(w, ".o") && w.find(kUnknown) == std::string::npos)
-                objects_.insert(starts_with(w, "./") ? w.substr(2) : w);
+            if (w.ends_with(".o") && w.find(kUnknown) == std::string::npos)
+                objects_.insert(w.starts_with("./") ? w.substr(2) : w);
 
         if (name.empty() || name.find(kUnknown) != std::string::npos ||
             name.find_first_of(" \t") != std::string::npos || active_now == Tri::False)
@@ -488,9 +479,7 @@ class Reader {
                 vars_[name] = {raw, true};
         } else if (op == ":=") {
             vars_[name] = {expand(raw, Context::Value), false};
-        } else if (op == "=") {
-            vars_[name] = {raw, true};
-        } else if (var == vars_.end()) { // += on an undefined variable: a recursive one
+        } else if (op == "=" || var == vars_.end()) { // "=", or += on an undefined variable
             vars_[name] = {raw, true};
         } else {
             std::string added = var->second.recursive ? raw : expand(raw, Context::Value);
@@ -524,7 +513,7 @@ class Reader {
                 if (i + 1 >= words.size())
                     break;
                 arg = words[++i];
-            } else if (starts_with(w, "-I") || starts_with(w, "-D") || starts_with(w, "-U")) {
+            } else if (w.starts_with("-I") || w.starts_with("-D") || w.starts_with("-U")) {
                 arg = w.substr(2);
             } else {
                 continue; // -W..., -O..., anything not the preprocessor's
@@ -537,7 +526,7 @@ class Reader {
                 std::string in_tree = absolute(arg);
                 if (fs::exists(in_tree))
                     out.insert(out.end(), {"-include", in_tree});
-            } else if (starts_with(w, "-I")) {
+            } else if (w.starts_with("-I")) {
                 if (arg != "-")
                     out.push_back("-I" + absolute(arg));
             } else {

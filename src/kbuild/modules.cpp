@@ -1,6 +1,7 @@
 #include "kbuild/modules.h"
 
 #include "core/file_io.h"
+#include "core/strings.h"
 
 #include <filesystem>
 #include <regex>
@@ -38,14 +39,6 @@ std::vector<std::string> logical_lines(std::string_view text) {
     return lines;
 }
 
-std::vector<std::string> words_of(const std::string& text) {
-    std::istringstream in(text);
-    std::vector<std::string> words;
-    for (std::string w; in >> w;)
-        words.push_back(w);
-    return words;
-}
-
 bool lists(const KbuildAssignment& a, const std::string& object) {
     for (const auto& w : a.words)
         if (w == object)
@@ -66,7 +59,7 @@ std::vector<KbuildAssignment> parse_kbuild_makefile(std::string_view makefile) {
         KbuildAssignment a;
         a.target = m[1];
         a.suffix = m[3].matched ? m[3].str() : m[2].str();
-        a.words = words_of(m[5]);
+        a.words = split_words(m[5].str());
         a.text = line;
         out.push_back(std::move(a));
     }

@@ -1,5 +1,7 @@
 #include "rewrite/cross_check.h"
 
+#include "core/strings.h"
+
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
@@ -23,15 +25,9 @@ Location location_of(const Finding& f) {
     return {f.file, f.line, f.column};
 }
 
-std::string trim(std::string s) {
-    s = std::regex_replace(s, std::regex(R"(/\*.*?\*/|//.*$)"), " ");
-    size_t b = s.find_first_not_of(" \t\\"), e = s.find_last_not_of(" \t\\");
-    return b == std::string::npos ? "" : s.substr(b, e - b + 1);
-}
-
-std::string strip_blanks(const std::string& s) {
-    size_t b = s.find_first_not_of(" \t"), e = s.find_last_not_of(" \t");
-    return b == std::string::npos ? "" : s.substr(b, e - b + 1);
+// A macro body or argument without its comments, line continuations and outer blanks.
+std::string code_of(const std::string& s) {
+    return trim(std::regex_replace(s, std::regex(R"(/\*.*?\*/|//.*$)"), " "), " \t\\");
 }
 
 // The line of a "file:line" location; 0 when there is none.
@@ -50,9 +46,9 @@ bool is_bare_literal(const std::string& text) {
 
 // The rule's python helper also accepts a #define body in parentheses.
 bool is_literal_body(std::string body) {
-    body = trim(body);
+    body = code_of(body);
     while (body.size() >= 2 && body.front() == '(' && body.back() == ')')
-        body = trim(body.substr(1, body.size() - 2));
+        body = code_of(body.substr(1, body.size() - 2));
     return is_bare_literal(body);
 }
 
@@ -161,11 +157,11 @@ CrossCheckDifference explain_ksweep_only(const Finding& f, TreeFiles& files,
                        f.constant + " has " + std::to_string(bodies.size()) + " #defines");
         if (bodies.size() == 1 && !is_literal_body(bodies[0]))
             return set("macro of an expression or another macro",
-                       "#define " + f.constant + " " + trim(bodies[0]));
+                       "#define " + f.constant + " " + code_of(bodies[0]));
         if (unsigned line = line_of(f.defined_at); line && files.inside_braces(f.file, line))
             return set("#define inside a function body", named);
     }
-    if (f.resolution == Resolution::Literal && !is_bare_literal(trim(f.argument)))
+    if (f.resolution == Resolution::Literal && !is_bare_literal(code_of(f.argument)))
         return set("argument is not a bare literal", f.argument);
     if (f.inactive)
         return set("code outside the configuration (#if 0 or an unset option)");
@@ -177,7 +173,7 @@ CrossCheckDifference explain_ksweep_only(const Finding& f, TreeFiles& files,
                            "lines " + std::to_string(begin) + "-" + std::to_string(end));
         const auto& text = files.lines(f.file);
         if (f.line >= 1 && f.line <= text.size() &&
-            failures.bad_lines.count(strip_blanks(text[f.line - 1])))
+            failures.bad_lines.count(trim(text[f.line - 1], " \t")))
             return set("file spatch could not parse", "spatch --parse-c lists the line as bad");
     }
     return d;

@@ -1,10 +1,9 @@
 // Printing a cross-check: the counts first (what a reviewer reads), then every difference
 // with its category and evidence (what a maintainer greps).
+#include "core/json.h"
 #include "rewrite/cross_check.h"
 
 #include <cstdio>
-#include <llvm/Support/JSON.h>
-#include <llvm/Support/raw_ostream.h>
 
 namespace ksweep {
 
@@ -68,40 +67,37 @@ std::string format_cross_check_text(const CrossCheckResult& r) {
 }
 
 std::string format_cross_check_json(const CrossCheckResult& r) {
-    std::string out;
-    llvm::raw_string_ostream os(out);
-    llvm::json::OStream json(os, 2);
-    auto categories = [&](const char* key, const std::map<std::string, size_t>& counts) {
-        json.attributeObject(key, [&] {
-            for (const auto& [category, count] : counts)
-                json.attribute(category, static_cast<int64_t>(count));
+    OrderedJson differences = OrderedJson::array();
+    for (const auto& d : r.differences) {
+        const Finding& f = d.finding;
+        differences.push_back(OrderedJson{
+            {"file", f.file},
+            {"line", f.line},
+            {"column", f.column},
+            {"found_by", d.found_by_ksweep ? "ksweep" : "spatch"},
+            {"category", d.category},
+            {"detail", d.detail},
+            {"call", f.call},
+            {"value_ms", f.value_ms ? OrderedJson(*f.value_ms) : OrderedJson(nullptr)},
+            {"resolution", to_string(f.resolution)},
         });
+    }
+    // Categories sorted by name, as the maps hold them.
+    auto categories = [](const std::map<std::string, size_t>& counts) {
+        OrderedJson out = OrderedJson::object();
+        for (const auto& [category, count] : counts)
+            out[category] = count;
+        return out;
     };
-    json.object([&] {
-        json.attribute("ksweep_sites", static_cast<int64_t>(r.ksweep_sites));
-        json.attribute("spatch_sites", static_cast<int64_t>(r.spatch_sites));
-        json.attribute("both", static_cast<int64_t>(r.both));
-        categories("ksweep_only", r.ksweep_only);
-        categories("spatch_only", r.spatch_only);
-        json.attributeArray("differences", [&] {
-            for (const auto& d : r.differences)
-                json.object([&] {
-                    const Finding& f = d.finding;
-                    json.attribute("file", f.file);
-                    json.attribute("line", f.line);
-                    json.attribute("column", f.column);
-                    json.attribute("found_by", d.found_by_ksweep ? "ksweep" : "spatch");
-                    json.attribute("category", d.category);
-                    json.attribute("detail", d.detail);
-                    json.attribute("call", f.call);
-                    json.attribute("value_ms",
-                                   f.value_ms ? llvm::json::Value(*f.value_ms) : nullptr);
-                    json.attribute("resolution", std::string(to_string(f.resolution)));
-                });
-        });
-    });
-    os << "\n";
-    return os.str();
+    const OrderedJson document{
+        {"ksweep_sites", r.ksweep_sites},
+        {"spatch_sites", r.spatch_sites},
+        {"both", r.both},
+        {"ksweep_only", categories(r.ksweep_only)},
+        {"spatch_only", categories(r.spatch_only)},
+        {"differences", std::move(differences)},
+    };
+    return json_text(document);
 }
 
 } // namespace ksweep

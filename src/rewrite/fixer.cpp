@@ -3,16 +3,15 @@
 #include "rewrite/fixer.h"
 
 #include "core/file_io.h"
+#include "core/parallel.h"
 #include "rewrite/applier.h"
 #include "rewrite/fix_verify.h"
 #include "rewrite/macro_uses.h"
 #include "rewrite/planner.h"
 
 #include <algorithm>
-#include <atomic>
 #include <filesystem>
 #include <map>
-#include <thread>
 
 namespace fs = std::filesystem;
 
@@ -109,17 +108,8 @@ FixResult plan_fixes(const Rule& rule, const ScanOptions& options, const ScanRes
     for (auto& [path, w] : by_file)
         work.push_back(&w);
 
-    std::atomic<size_t> next{0};
-    auto worker = [&] {
-        for (size_t i; (i = next++) < work.size();)
-            fix_and_verify(rule, options, scan, *work[i]);
-    };
-    std::vector<std::thread> threads;
-    for (int t = 1; t < std::max(1, options.jobs); ++t)
-        threads.emplace_back(worker);
-    worker();
-    for (auto& t : threads)
-        t.join();
+    parallel_for(work.size(), options.jobs,
+                 [&](size_t i) { fix_and_verify(rule, options, scan, *work[i]); });
 
     FixResult result;
     for (FileWork* w : work) {

@@ -17,16 +17,16 @@ clang::LangOptions kernel_c_options() {
     return opts;
 }
 
-RawToken::Kind kind_of(const clang::Token& tok) {
+FileToken::Kind kind_of(const clang::Token& tok) {
     if (tok.is(clang::tok::raw_identifier))
-        return RawToken::Identifier;
+        return FileToken::Identifier;
     if (tok.is(clang::tok::numeric_constant))
-        return RawToken::Number;
+        return FileToken::Number;
     if (tok.is(clang::tok::comment))
-        return RawToken::Comment;
+        return FileToken::Comment;
     if (tok.isOneOf(clang::tok::string_literal, clang::tok::char_constant, clang::tok::unknown))
-        return RawToken::Other;
-    return RawToken::Punct;
+        return FileToken::Other;
+    return FileToken::Punct;
 }
 
 bool opens_condition(const std::string& d) {
@@ -62,7 +62,7 @@ void FileIndex::lex(std::string_view text) {
         lexer.LexFromRawLexer(tok);
         if (tok.is(clang::tok::eof))
             break;
-        RawToken t;
+        FileToken t;
         t.kind = kind_of(tok);
         // A raw lexer over an invalid file location reports plain byte offsets.
         t.begin = tok.getLocation().getRawEncoding();
@@ -78,7 +78,7 @@ void FileIndex::lex(std::string_view text) {
             directives_.push_back(d);
         }
         t.directive = directive;
-        if (t.kind == RawToken::Identifier)
+        if (t.kind == FileToken::Identifier)
             identifiers_.insert(t.text);
         tokens_.push_back(std::move(t));
     }
@@ -95,7 +95,7 @@ void FileIndex::collect_directives() {
         d.line = line_of(d.begin);
         d.end_line = line_of(d.end == 0 ? 0 : d.end - 1);
         for (unsigned k = d.first_token + 1; k <= d.last_token; ++k)
-            if (tokens_[k].kind != RawToken::Comment) {
+            if (tokens_[k].kind != FileToken::Comment) {
                 d.name = tokens_[k].text;
                 break;
             }
@@ -103,7 +103,7 @@ void FileIndex::collect_directives() {
 
     int cond = 0, brace = 0;
     for (unsigned i = 0; i < tokens_.size(); ++i) {
-        RawToken& t = tokens_[i];
+        FileToken& t = tokens_[i];
         if (t.directive >= 0) {
             Directive& d = directives_[t.directive];
             if (i == d.first_token) {
@@ -132,9 +132,9 @@ void FileIndex::collect_directives() {
             continue;
         std::vector<unsigned> code; // the directive's tokens without comments
         for (unsigned k = d.first_token; k <= d.last_token; ++k)
-            if (tokens_[k].kind != RawToken::Comment)
+            if (tokens_[k].kind != FileToken::Comment)
                 code.push_back(k);
-        if (code.size() < 3 || tokens_[code[2]].kind != RawToken::Identifier)
+        if (code.size() < 3 || tokens_[code[2]].kind != FileToken::Identifier)
             continue;
         MacroDefinition m;
         m.name = tokens_[code[2]].text;
@@ -146,7 +146,7 @@ void FileIndex::collect_directives() {
             tokens_[code[next]].begin == m.name_end) {
             m.function_like = true;
             for (++next; next < code.size() && tokens_[code[next]].text != ")"; ++next)
-                if (tokens_[code[next]].kind == RawToken::Identifier ||
+                if (tokens_[code[next]].kind == FileToken::Identifier ||
                     tokens_[code[next]].text == "...")
                     m.params.push_back(tokens_[code[next]].text);
             ++next;
@@ -159,8 +159,8 @@ void FileIndex::collect_directives() {
         } else {
             m.body_begin = m.body_end = m.name_end;
         }
-        const RawToken& last = tokens_[d.last_token];
-        if (last.kind == RawToken::Comment && last.begin >= m.body_end &&
+        const FileToken& last = tokens_[d.last_token];
+        if (last.kind == FileToken::Comment && last.begin >= m.body_end &&
             line_of(last.begin) == d.end_line)
             m.comment_token = d.last_token;
         defines_.push_back(std::move(m));
@@ -177,7 +177,7 @@ void FileIndex::find_include_guard() {
         return;
     // Nothing but comments may come before the guard.
     for (unsigned i = 0; i < first.first_token; ++i)
-        if (tokens_[i].kind != RawToken::Comment)
+        if (tokens_[i].kind != FileToken::Comment)
             return;
     base_cond_depth_ = 1;
 }
@@ -193,21 +193,21 @@ std::vector<const MacroDefinition*> FileIndex::definitions_of(std::string_view n
 std::vector<MacroUse> FileIndex::uses_of(std::string_view name) const {
     auto prev_code = [&](unsigned i) -> int {
         for (int k = static_cast<int>(i) - 1; k >= 0; --k)
-            if (tokens_[k].kind != RawToken::Comment)
+            if (tokens_[k].kind != FileToken::Comment)
                 return k;
         return -1;
     };
     auto next_code = [&](unsigned i) -> int {
         for (unsigned k = i + 1; k < tokens_.size(); ++k)
-            if (tokens_[k].kind != RawToken::Comment)
+            if (tokens_[k].kind != FileToken::Comment)
                 return static_cast<int>(k);
         return -1;
     };
 
     std::vector<MacroUse> out;
     for (unsigned i = 0; i < tokens_.size(); ++i) {
-        const RawToken& t = tokens_[i];
-        if (t.kind != RawToken::Identifier || t.text != name)
+        const FileToken& t = tokens_[i];
+        if (t.kind != FileToken::Identifier || t.text != name)
             continue;
         MacroUse use;
         use.token = i;
@@ -235,7 +235,7 @@ std::vector<MacroUse> FileIndex::uses_of(std::string_view name) const {
         const int p = prev_code(i), n = next_code(i);
         const int callee = p >= 0 ? prev_code(p) : -1;
         if (p >= 0 && n >= 0 && callee >= 0 && tokens_[p].text == "(" && tokens_[n].text == ")" &&
-            tokens_[callee].kind == RawToken::Identifier &&
+            tokens_[callee].kind == FileToken::Identifier &&
             tokens_[callee].directive == t.directive) {
             use.callee = tokens_[callee].text;
             use.call_begin = tokens_[callee].begin;
@@ -265,7 +265,7 @@ unsigned FileIndex::line_end(unsigned line) const {
 
 unsigned FileIndex::token_at(unsigned offset) const {
     auto it = std::lower_bound(tokens_.begin(), tokens_.end(), offset,
-                               [](const RawToken& t, unsigned off) { return t.begin < off; });
+                               [](const FileToken& t, unsigned off) { return t.begin < off; });
     return static_cast<unsigned>(it - tokens_.begin());
 }
 

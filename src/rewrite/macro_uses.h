@@ -13,7 +13,7 @@
 namespace ksweep {
 
 // One token of the file, with where it is and what surrounds it.
-struct RawToken {
+struct FileToken {
     enum Kind { Identifier, Number, Punct, Comment, Other } kind = Other;
     std::string text;
     unsigned begin = 0, end = 0;
@@ -59,7 +59,7 @@ class FileIndex {
   public:
     explicit FileIndex(std::string_view text);
 
-    const std::vector<RawToken>& tokens() const { return tokens_; }
+    const std::vector<FileToken>& tokens() const { return tokens_; }
     const std::vector<Directive>& directives() const { return directives_; }
     const std::vector<MacroDefinition>& defines() const { return defines_; }
 
@@ -86,7 +86,7 @@ class FileIndex {
 
     std::string_view text_;
     std::vector<unsigned> line_starts_;
-    std::vector<RawToken> tokens_;
+    std::vector<FileToken> tokens_;
     std::vector<Directive> directives_;
     std::vector<MacroDefinition> defines_;
     std::set<std::string> identifiers_;

@@ -43,8 +43,8 @@ const MacroDefinition* enclosing_define(const FileIndex& index, unsigned offset)
 
 bool mentions_any(std::string_view expr, const std::vector<std::string>& names) {
     const FileIndex tokens(expr);
-    for (const RawToken& t : tokens.tokens())
-        if (t.kind == RawToken::Identifier &&
+    for (const FileToken& t : tokens.tokens())
+        if (t.kind == FileToken::Identifier &&
             std::find(names.begin(), names.end(), t.text) != names.end())
             return true;
     return false;
@@ -468,7 +468,7 @@ FinalEdits finalize_plan(const Rule& rule, const std::string& path, const std::s
             const MacroDefinition& def = *l.rewrite->def;
             s.body_end_col = column_at(text, def.body_begin) + width_from(l.rewrite->body, 0);
             if (l.edit->end != def.body_end) { // the comment is part of the edit
-                const RawToken& c = index.tokens()[*def.comment_token];
+                const FileToken& c = index.tokens()[*def.comment_token];
                 s.comment_col = column_at(text, c.begin);
                 s.tabs = text.substr(def.body_end, c.begin - def.body_end).find('\t') !=
                          std::string::npos;

@@ -3,6 +3,7 @@
 #include "rewrite/scanner.h"
 
 #include "core/file_io.h"
+#include "core/parallel.h"
 #include "kbuild/kernel_tree.h"
 #include "rewrite/compile_flags.h"
 #include "rewrite/lexical_scanner.h"
@@ -10,12 +11,10 @@
 #include "rewrite/semantic_engine.h"
 
 #include <algorithm>
-#include <atomic>
 #include <filesystem>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
-#include <thread>
 
 namespace fs = std::filesystem;
 
@@ -311,29 +310,19 @@ ScanResult scan_tree(const Rule& rule, const ScanOptions& options) {
     std::vector<std::string> files = files_to_scan(tree, options.paths);
 
     std::vector<FileOutcome> outcomes(files.size());
-    std::atomic<size_t> next{0};
     std::mutex progress_mutex;
     size_t done = 0;
-    auto worker = [&] {
-        for (size_t i; (i = next++) < files.size();) {
-            auto content = read_file(tree / files[i]);
-            if (!content)
-                outcomes[i].error = files[i] + ": cannot read";
-            else
-                outcomes[i] = scan_file(context, files[i], *content);
-            if (options.progress) {
-                std::lock_guard lock(progress_mutex);
-                options.progress(++done, files.size());
-            }
+    parallel_for(files.size(), options.jobs, [&](size_t i) {
+        auto content = read_file(tree / files[i]);
+        if (!content)
+            outcomes[i].error = files[i] + ": cannot read";
+        else
+            outcomes[i] = scan_file(context, files[i], *content);
+        if (options.progress) {
+            std::lock_guard lock(progress_mutex);
+            options.progress(++done, files.size());
         }
-    };
-    int jobs = std::max(1, options.jobs);
-    std::vector<std::thread> threads;
-    for (int t = 1; t < jobs; ++t)
-        threads.emplace_back(worker);
-    worker();
-    for (auto& t : threads)
-        t.join();
+    });
 
     ScanResult result = context.empty_result();
     for (auto& o : outcomes)

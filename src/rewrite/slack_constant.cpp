@@ -90,7 +90,7 @@ SlackLine slack_line(const FileIndex& index, std::string_view text, const SlackA
     std::optional<unsigned> column = comment_column;
     bool comment_tabs = tabs;
     if (!column && last.comment_token) {
-        const RawToken& c = index.tokens()[*last.comment_token];
+        const FileToken& c = index.tokens()[*last.comment_token];
         column = column_at(text, c.begin);
         comment_tabs = has_tab(text, last.body_end, c.begin);
     }

@@ -1,10 +1,11 @@
 #include "series/grouping.h"
 
+#include "core/file_io.h"
+#include "kbuild/modules.h"
+
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <map>
-#include <sstream>
 
 namespace fs = std::filesystem;
 
@@ -29,65 +30,24 @@ std::string stem_of(const std::string& path) {
     return name.substr(0, name.rfind('.'));
 }
 
-// Joins backslash-continued lines and drops comments.
-std::vector<std::string> logical_lines(std::istream& in) {
-    std::vector<std::string> out;
-    std::string pending;
-    for (std::string line; std::getline(in, line);) {
-        if (auto hash = line.find('#'); hash != std::string::npos)
-            line.erase(hash);
-        if (!line.empty() && line.back() == '\\') {
-            line.pop_back();
-            pending += line + " ";
-            continue;
-        }
-        out.push_back(pending + line);
-        pending.clear();
-    }
-    if (!pending.empty())
-        out.push_back(pending);
-    return out;
-}
-
 Makefile read_makefile(const std::string& dir) {
     Makefile mk;
     for (const char* name : {"Kbuild", "Makefile"}) {
-        std::ifstream in(dir + "/" + name);
-        if (!in)
+        auto text = read_file(dir + "/" + name);
+        if (!text)
             continue;
-        for (const auto& line : logical_lines(in)) {
-            auto eq = line.find('=');
-            if (eq == std::string::npos || eq == 0)
-                continue;
-            std::string lhs = line.substr(0, eq);
-            if (lhs.back() == ':' || lhs.back() == '+' || lhs.back() == '?')
-                lhs.pop_back();
-            std::istringstream lhs_in(lhs);
-            lhs_in >> lhs;
-            std::istringstream rhs(line.substr(eq + 1));
+        // obj-y, obj-m, obj-$(CONFIG_FOO): modules; foo-y, foo-objs, foo-$(CONFIG_BAR): the
+        // objects of composite foo (kbuild's parser reads module names with dashes too).
+        for (const auto& a : kbuild::parse_kbuild_makefile(*text)) {
             std::vector<std::string> objects;
-            for (std::string word; rhs >> word;)
-                if (word.size() > 2 && word.compare(word.size() - 2, 2, ".o") == 0)
+            for (const auto& word : a.words)
+                if (word.size() > 2 && word.ends_with(".o"))
                     objects.push_back(word);
-            // obj-y, obj-m, obj-$(CONFIG_FOO): modules; foo-y, foo-objs, foo-$(CONFIG_BAR):
-            // the objects of composite foo. Module names have dashes too (xhci-hcd-y,
-            // snd-soc-da7219-objs): the kind is what follows the last one, or the $(CONFIG_...).
-            auto dash = lhs.rfind("-$(");
-            if (dash == std::string::npos)
-                dash = lhs.rfind('-');
-            if (dash == std::string::npos)
-                continue;
-            std::string owner = lhs.substr(0, dash);
-            std::string kind = lhs.substr(dash + 1);
-            bool member_list =
-                kind == "y" || kind == "objs" || kind == "m" || kind.rfind("$(CONFIG_", 0) == 0;
-            if (!member_list)
-                continue;
-            if (owner == "obj") {
+            if (a.target == "obj") {
                 for (const auto& o : objects)
                     mk.modules.push_back(o.substr(0, o.size() - 2));
-            } else if (owner.find_first_of("$()") == std::string::npos) {
-                auto& members = mk.composite[owner];
+            } else {
+                auto& members = mk.composite[a.target];
                 members.insert(members.end(), objects.begin(), objects.end());
             }
         }

@@ -1,5 +1,7 @@
 #include "series/maintainers.h"
 
+#include "core/strings.h"
+
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <algorithm>
 #include <cctype>
@@ -81,17 +83,9 @@ size_t count_slashes(const std::string& s) {
     return std::count(s.begin(), s.end(), '/');
 }
 
-std::string trim(const std::string& s) {
-    size_t b = s.find_first_not_of(" \t\r\n");
-    if (b == std::string::npos)
-        return "";
-    size_t e = s.find_last_not_of(" \t\r\n");
-    return s.substr(b, e - b + 1);
-}
-
 // F:/X: patterns: '.' literal, '*' any run, '?' one character; an existing directory gets
 // the trailing '/' that makes it match everything below it.
-std::string file_pattern_regex(const std::string& tree, std::string value) {
+std::string file_pattern_regex(const std::string& tree, const std::string& value) {
     std::string out;
     for (char c : value) {
         if (c == '.')

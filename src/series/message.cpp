@@ -123,16 +123,16 @@ std::vector<std::pair<std::string, std::string>> message_values(const MessageCon
 }
 
 std::string expand(const std::string& text,
-                   const std::vector<std::pair<std::string, std::string>>& vals) {
+                   const std::vector<std::pair<std::string, std::string>>& values) {
     std::string out;
     for (size_t i = 0; i < text.size(); ++i) {
         if (text[i] == '{') {
             size_t close = text.find('}', i);
             if (close != std::string::npos) {
                 std::string key = text.substr(i + 1, close - i - 1);
-                auto it = std::find_if(vals.begin(), vals.end(),
+                auto it = std::find_if(values.begin(), values.end(),
                                        [&](const auto& kv) { return kv.first == key; });
-                if (it != vals.end()) {
+                if (it != values.end()) {
                     out += it->second;
                     i = close;
                     continue;

@@ -22,7 +22,7 @@ struct MessageContext {
     int hz = 250;
     KernelVersion kernel;
     const PatchMeasurement* measured = nullptr; // this patch's entry in the report
-    const ValidationReport* report = nullptr;
+    const ValidationFigures* report = nullptr;
 };
 
 // The summary after the prefix, from the rule's subject template.

@@ -4,32 +4,69 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
-#include <yaml-cpp/yaml.h>
+#include <type_traits>
 
 namespace ksweep::series {
 
 namespace {
 
-[[noreturn]] void fail(const std::string& path, const YAML::Node& node, const std::string& what) {
-    const auto mark = node.Mark();
-    throw std::runtime_error(path + ":" + std::to_string(mark.line + 1) + ":" +
-                             std::to_string(mark.column + 1) + ": " + what);
+using Json = nlohmann::json;
+
+// A report that cannot be used: "file: where in it: what".
+[[noreturn]] void fail(const std::string& path, const std::string& where, const std::string& what) {
+    throw std::runtime_error(path + ": " + (where.empty() ? "" : where + ": ") + what);
 }
 
-// map[key] as T when present, else `fallback`; a value of the wrong type is an error.
-template <typename T>
-T optional_field(const std::string& path, const YAML::Node& map, const char* key,
-                 const char* expected, T fallback = T()) {
-    const YAML::Node node = map[key];
-    if (!node || node.IsNull())
-        return fallback;
-    try {
-        return node.as<T>();
-    } catch (const YAML::Exception&) {
-        fail(path, node, std::string("'") + key + "' must be " + expected);
+// Reads the fields of one object of the report, naming the object's place in messages.
+class Fields {
+  public:
+    Fields(const std::string& path, const Json& object, std::string where)
+        : path_(path), object_(object), where_(std::move(where)) {}
+
+    // object[key] when present and not null, else `fallback`; a value of the wrong type is an
+    // error.
+    template <typename T> T get(const char* key, T fallback = T()) const {
+        auto it = object_.find(key);
+        if (it == object_.end() || it->is_null())
+            return fallback;
+        if (!has_type<T>(*it))
+            fail(path_, where_, std::string("'") + key + "' must be " + expected<T>());
+        return it->template get<T>();
     }
-}
+
+  private:
+    template <typename T> static bool has_type(const Json& v) {
+        if constexpr (std::is_same_v<T, bool>)
+            return v.is_boolean();
+        else if constexpr (std::is_integral_v<T>)
+            return v.is_number_integer();
+        else if constexpr (std::is_floating_point_v<T>)
+            return v.is_number();
+        else if constexpr (std::is_same_v<T, std::string>)
+            return v.is_string();
+        else
+            return v.is_array() &&
+                   std::all_of(v.begin(), v.end(), [](const Json& e) { return e.is_string(); });
+    }
+    template <typename T> static const char* expected() {
+        if constexpr (std::is_same_v<T, bool>)
+            return "true or false";
+        else if constexpr (std::is_integral_v<T>)
+            return "an integer";
+        else if constexpr (std::is_floating_point_v<T>)
+            return "a number";
+        else if constexpr (std::is_same_v<T, std::string>)
+            return "a string";
+        else
+            return "an array of paths";
+    }
+
+    const std::string& path_;
+    const Json& object_;
+    std::string where_;
+};
 
 std::string number(double v) {
     char buf[32];
@@ -37,27 +74,31 @@ std::string number(double v) {
     return buf;
 }
 
-void read_device(const std::string& path, const YAML::Node& device, PatchMeasurement* m) {
-    if (!device.IsMap())
-        fail(path, device, "each entry of 'devices' must be an object");
-    const YAML::Node variants = device["variants"];
-    if (!variants || !variants.IsMap() || !variants["baseline"] || !variants["patched"])
+void read_device(const std::string& path, const Json& device, const std::string& where,
+                 PatchMeasurement* m) {
+    if (!device.is_object())
+        fail(path, where, "each entry of 'devices' must be an object");
+    const auto variants = device.find("variants");
+    if (variants == device.end() || !variants->is_object() || !variants->contains("baseline") ||
+        !variants->contains("patched"))
         return;
-    const YAML::Node base = variants["baseline"], patched = variants["patched"];
-    m->driver = optional_field<std::string>(path, device, "driver", "a string");
-    m->extends = optional_field<int>(path, device, "extends", "an integer");
-    if (device["command"])
-        m->command = optional_field<std::string>(path, device, "command", "a string");
-    m->baseline_median_us = optional_field<double>(path, base, "median_us", "a number");
-    m->patched_median_us = optional_field<double>(path, patched, "median_us", "a number");
-    m->baseline_boots = optional_field<int>(path, base, "boots", "an integer");
-    m->patched_boots = optional_field<int>(path, patched, "boots", "an integer");
+    const Fields fields(path, device, where);
+    const Fields base(path, (*variants)["baseline"], where + ".variants.baseline");
+    const Fields patched(path, (*variants)["patched"], where + ".variants.patched");
+    m->driver = fields.get<std::string>("driver");
+    m->extends = fields.get<int>("extends");
+    if (device.contains("command"))
+        m->command = fields.get<std::string>("command");
+    m->baseline_median_us = base.get<double>("median_us");
+    m->patched_median_us = patched.get<double>("median_us");
+    m->baseline_boots = base.get<int>("boots");
+    m->patched_boots = patched.get<int>("boots");
     m->measured = m->baseline_median_us > 0 && m->patched_median_us > 0;
 }
 
 } // namespace
 
-const PatchMeasurement* ValidationReport::for_files(const std::vector<std::string>& files) const {
+const PatchMeasurement* ValidationFigures::for_files(const std::vector<std::string>& files) const {
     for (const auto& p : patches)
         for (const auto& f : p.files)
             if (std::find(files.begin(), files.end(), f) != files.end())
@@ -65,58 +106,60 @@ const PatchMeasurement* ValidationReport::for_files(const std::vector<std::strin
     return nullptr;
 }
 
-ValidationReport parse_report(const std::string& text, const std::string& path) {
-    YAML::Node root;
+ValidationFigures parse_report(const std::string& text, const std::string& path) {
+    Json root;
     try {
-        root = YAML::Load(text); // JSON is YAML; yaml-cpp is already a dependency
-    } catch (const YAML::ParserException& e) {
-        throw std::runtime_error(path + ":" + std::to_string(e.mark.line + 1) + ":" +
-                                 std::to_string(e.mark.column + 1) + ": " + e.msg);
+        root = Json::parse(text);
+    } catch (const Json::parse_error& e) {
+        fail(path, "", e.what());
     }
-    if (!root.IsMap())
-        fail(path, root, "a report must be a JSON object");
-    if (optional_field<std::string>(path, root, "format", "a string") != "ksweep-validate-report")
-        fail(path, root,
-             "not a ksweep validate report (\"format\" is not "
-             "\"ksweep-validate-report\")");
-    ValidationReport r;
-    r.kernel_release = optional_field<std::string>(path, root, "kernel_release", "a string");
-    r.config_hz = optional_field<int>(path, root, "config_hz", "an integer");
-    r.passed = optional_field<bool>(path, root, "passed", "true or false");
-    const YAML::Node patches = root["patches"];
-    if (patches && !patches.IsSequence())
-        fail(path, patches, "'patches' must be an array");
-    for (const auto& node : patches) {
-        if (!node.IsMap())
-            fail(path, node, "each entry of 'patches' must be an object");
+    if (!root.is_object())
+        fail(path, "", "a report must be a JSON object");
+    const Fields fields(path, root, "");
+    if (fields.get<std::string>("format") != "ksweep-validate-report")
+        fail(path, "",
+             "not a ksweep validate report (\"format\" is not \"ksweep-validate-report\")");
+    ValidationFigures r;
+    r.kernel_release = fields.get<std::string>("kernel_release");
+    r.config_hz = fields.get<int>("config_hz");
+    r.passed = fields.get<bool>("passed");
+    const auto patches = root.find("patches");
+    if (patches == root.end() || patches->is_null())
+        return r;
+    if (!patches->is_array())
+        fail(path, "", "'patches' must be an array");
+    for (size_t i = 0; i < patches->size(); ++i) {
+        const Json& node = (*patches)[i];
+        const std::string where = "patches[" + std::to_string(i) + "]";
+        if (!node.is_object())
+            fail(path, where, "each entry of 'patches' must be an object");
+        const Fields patch(path, node, where);
         PatchMeasurement m;
-        m.files =
-            optional_field<std::vector<std::string>>(path, node, "files", "an array of paths");
-        m.subject = optional_field<std::string>(path, node, "subject", "a string");
-        m.passed = optional_field<bool>(path, node, "passed", "true or false");
-        if (const YAML::Node levels = node["levels"]; levels && levels.IsMap())
-            for (const auto& kv : levels)
+        m.files = patch.get<std::vector<std::string>>("files");
+        m.subject = patch.get<std::string>("subject");
+        m.passed = patch.get<bool>("passed");
+        if (auto levels = node.find("levels"); levels != node.end() && levels->is_object())
+            for (const auto& [level, result] : levels->items())
                 m.levels.emplace_back(
-                    kv.first.as<std::string>(),
-                    optional_field<std::string>(path, kv.second, "status", "a string"));
+                    level,
+                    Fields(path, result, where + ".levels." + level).get<std::string>("status"));
         std::sort(m.levels.begin(), m.levels.end());
-        if (const YAML::Node devices = node["devices"]; devices && devices.IsSequence())
-            for (const auto& d : devices)
-                if (!m.measured)
-                    read_device(path, d, &m);
+        if (auto devices = node.find("devices"); devices != node.end() && devices->is_array())
+            for (size_t d = 0; d < devices->size() && !m.measured; ++d)
+                read_device(path, (*devices)[d], where + ".devices[" + std::to_string(d) + "]", &m);
         r.patches.push_back(std::move(m));
     }
     return r;
 }
 
-ValidationReport load_report(const std::string& path) {
+ValidationFigures load_report(const std::string& path) {
     const auto text = read_file(path);
     if (!text)
         throw std::runtime_error(path + ": cannot open report");
     return parse_report(*text, path);
 }
 
-std::string describe(const PatchMeasurement& m, const ValidationReport& report) {
+std::string describe(const PatchMeasurement& m, const ValidationFigures& report) {
     if (!m.measured)
         return "";
     std::string where = "Measured in QEMU";

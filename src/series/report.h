@@ -25,7 +25,9 @@ struct PatchMeasurement {
     double baseline_median_us = 0, patched_median_us = 0;
 };
 
-struct ValidationReport {
+// The figures series takes from a validate report (validate::ValidationReport is the report
+// itself; this is the part of its JSON form commit messages quote).
+struct ValidationFigures {
     std::string kernel_release; // the guest kernel
     int config_hz = 0;
     bool passed = false;
@@ -35,12 +37,13 @@ struct ValidationReport {
     const PatchMeasurement* for_files(const std::vector<std::string>& files) const;
 };
 
-// Reads the report; throws std::runtime_error naming the file, line and what is wrong.
-ValidationReport load_report(const std::string& path);
-ValidationReport parse_report(const std::string& json_text, const std::string& path_for_messages);
+// Reads the report; throws std::runtime_error naming the file, the place in it (patches[1]) and
+// what is wrong.
+ValidationFigures load_report(const std::string& path);
+ValidationFigures parse_report(const std::string& json_text, const std::string& path_for_messages);
 
 // The commit message sentence for a measured patch ("" when nothing was measured).
-std::string describe(const PatchMeasurement& m, const ValidationReport& report);
+std::string describe(const PatchMeasurement& m, const ValidationFigures& report);
 
 // One line per level for the cover letter: "tpm: tpm_nsc: L1 passed, L2 passed, ...".
 std::string level_summary(const PatchMeasurement& m);

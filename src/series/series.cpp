@@ -170,7 +170,7 @@ std::string first_tag(const std::string& subject) {
 }
 
 std::string cover_blurb(const Rule& rule, const std::vector<PlannedPatch>& patches,
-                        const MessageContext& all, const ValidationReport& report, size_t part,
+                        const MessageContext& all, const ValidationFigures& report, size_t part,
                         size_t parts) {
     size_t sites = 0;
     for (const auto& p : patches)
@@ -293,7 +293,7 @@ SeriesResult write_series(const Rule& rule, const FixResult& fix, const SeriesOp
     if (fix.files.empty())
         throw std::runtime_error("nothing to send: the fix changed no file");
 
-    ValidationReport report;
+    ValidationFigures report;
     if (!opts.report.empty())
         report = load_report(opts.report);
     Maintainers maintainers = Maintainers::load(opts.tree);

@@ -52,7 +52,7 @@ struct SeriesResult {
 
 // Throws std::runtime_error (GitError, RuleError...) with a message for the user; nothing has
 // been written when the output directory or identity is unusable.
-SeriesResult write_series(const Rule& rule, const FixResult& fix, const SeriesOptions& options);
+SeriesResult write_series(const Rule& rule, const FixResult& fix, const SeriesOptions& in);
 
 // `wanted`, or wanted-2, -3... when taken in `repo` or by `also_taken`; with parts > 1 the
 // name's parts (NAME-1..NAME-parts) must be free too.

@@ -1,6 +1,7 @@
 #include "validate/git_am.h"
 
 #include "core/process.h"
+#include "core/strings.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -12,12 +13,6 @@ namespace ksweep::validate {
 namespace {
 
 constexpr std::chrono::seconds kGitTimeout{600};
-
-std::string trim(std::string s) {
-    s.erase(0, s.find_first_not_of(" \t\r\n"));
-    s.erase(s.find_last_not_of(" \t\r\n") + 1);
-    return s;
-}
 
 } // namespace
 

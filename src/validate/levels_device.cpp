@@ -10,7 +10,6 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-#include <yaml-cpp/yaml.h>
 
 namespace fs = std::filesystem;
 
@@ -42,15 +41,12 @@ std::string join(const std::map<std::string, unsigned long long>& violations,
 
 } // namespace
 
-std::map<std::string, unsigned long long> requirement_violations(const std::string& stats_json) {
+std::map<std::string, unsigned long long>
+requirement_violations(const guest::DeviceCounters& device) {
     std::map<std::string, unsigned long long> out;
-    if (stats_json.empty())
-        return out;
-    YAML::Node root = YAML::Load(stats_json); // JSON is YAML's flow style
     for (const auto& info : device::requirement_table())
-        if (root[info.counter])
-            if (auto n = root[info.counter].as<unsigned long long>())
-                out[info.name] = n;
+        if (long n = device.counter(info.counter); n > 0)
+            out[info.name] = static_cast<unsigned long long>(n);
     return out;
 }
 
@@ -194,11 +190,11 @@ DeviceRun run_device_level(const device::DeviceEntry& device, const SourceSnapsh
             b.run_dir = result.run.run_dir.empty() ? bench.run_dir : result.run.run_dir;
             b.nice = result.run.nice;
             b.message = result.run.message;
-            try {
-                b.violations = requirement_violations(result.run.stats);
-            } catch (const std::exception& e) {
+            if (result.run.device) {
+                b.violations = requirement_violations(*result.run.device);
+            } else if (!result.run.stats.empty()) {
                 b.ok = false;
-                b.message += " (unreadable device stats: " + std::string(e.what()) + ")";
+                b.message += " (unreadable device stats)";
             }
             if (options.on_progress)
                 options.on_progress(tag + ": " +

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "device/device_registry.h"
+#include "guest/guest_device_stats.h"
 #include "validate/levels_module_build.h"
 #include "validate/validate_report.h"
 
@@ -16,7 +17,8 @@ namespace ksweep::validate {
 
 // "status_gap_violations" in ksweep-tpmd's stats JSON -> "min_status_gap": the profile's
 // requirement each counter checks. Counters that are zero are left out.
-std::map<std::string, unsigned long long> requirement_violations(const std::string& stats_json);
+std::map<std::string, unsigned long long>
+requirement_violations(const guest::DeviceCounters& device);
 
 // The requirements a profile states, name -> "6000 us" (empty when it has none or cannot be
 // read; the run itself reports an unreadable profile).

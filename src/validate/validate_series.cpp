@@ -2,6 +2,7 @@
 
 #include "core/file_io.h"
 #include "core/process.h"
+#include "core/strings.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -13,12 +14,6 @@ namespace fs = std::filesystem;
 namespace ksweep::validate {
 
 namespace {
-
-std::string trim(std::string s) {
-    s.erase(0, s.find_first_not_of(" \t\r\n"));
-    s.erase(s.find_last_not_of(" \t\r\n") + 1);
-    return s;
-}
 
 bool is_cover_letter(std::string_view mail) {
     static const std::regex kCover(R"(^Subject: \[[^\]]*\b0+/[0-9]+\])", std::regex::multiline);

@@ -43,8 +43,8 @@ std::string kernel_setting(const std::string& name) {
 std::string code_tokens(const std::string& text) {
     std::string out;
     const FileIndex index(text);
-    for (const RawToken& t : index.tokens())
-        if (t.kind != RawToken::Comment)
+    for (const FileToken& t : index.tokens())
+        if (t.kind != FileToken::Comment)
             out += t.text + " ";
     return out;
 }

@@ -46,7 +46,7 @@ inline std::vector<Finding> findings_in(const Rule& rule, const std::string& pat
     const auto& toks = index.tokens();
     std::vector<Finding> out;
     for (unsigned i = 0; i + 1 < toks.size(); ++i) {
-        if (toks[i].kind != RawToken::Identifier || !rule.is_rule_function(toks[i].text) ||
+        if (toks[i].kind != FileToken::Identifier || !rule.is_rule_function(toks[i].text) ||
             toks[i + 1].text != "(")
             continue;
         unsigned j = i + 1;

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# clang-tidy with the checks of .clang-tidy over our C++ sources, through the compile commands
+# of a configured build (the ctest test `lint.tidy`):
+#
+#   scripts/lint/tidy.sh BUILD_DIR [FILE...]
+#
+# Without FILEs it checks what a branch changed: the .cpp files of src/ and tests/ that differ
+# from the merge base with ${KSWEEP_TIDY_BASE:-main}, and the .cpp beside each changed header.
+# A whole run parses all of about 190 translation units with clang (LLVM's headers included),
+# too long for every `make test` on two shared cores; KSWEEP_TIDY_ALL=1, or a checkout with no
+# such base, checks everything. Runs -j${JOBS:-2} (run-clang-tidy); any finding fails, since
+# .clang-tidy makes every enabled check an error.
+set -euo pipefail
+here=$(cd "$(dirname "$0")/../.." && pwd)
+build=$(cd "${1:?usage: tidy.sh BUILD_DIR [FILE...]}" && pwd)
+shift
+[ -f "$build/compile_commands.json" ] || { echo "tidy.sh: no $build/compile_commands.json" >&2; exit 2; }
+
+files=("$@")
+if [ ${#files[@]} -eq 0 ]; then
+    base=${KSWEEP_TIDY_BASE:-main}
+    if [ "${KSWEEP_TIDY_ALL:-0}" != 1 ] && merge_base=$(git -C "$here" merge-base HEAD "$base" 2>/dev/null); then
+        # Committed and uncommitted changes since the merge base, as paths under the checkout.
+        mapfile -t changed < <(git -C "$here" diff --name-only --diff-filter=d "$merge_base" -- src tests |
+            grep -v '^tests/fixtures/' | sed -E 's/\.h$/.cpp/' | grep '\.cpp$' | sort -u)
+        for f in "${changed[@]}"; do
+            [ -f "$here/$f" ] && files+=("$here/$f")
+        done
+        echo "tidy.sh: ${#files[@]} changed translation units since $base (${merge_base:0:12})" >&2
+        [ ${#files[@]} -gt 0 ] || exit 0
+    else
+        files=("$here/(src|tests)/.*\.cpp$") # the regex run-clang-tidy matches entries against
+    fi
+fi
+exec "${RUN_CLANG_TIDY:-run-clang-tidy-14}" -quiet -p "$build" -j "${JOBS:-2}" \
+    -clang-tidy-binary "${CLANG_TIDY:-clang-tidy-14}" "${files[@]}"
