@@ -44,6 +44,7 @@ echo "ksweep validate: 1 patch, L1-L4, $boots boots per variant, $extends extend
 start=$(date +%s.%N)
 status=0
 "$ksweep" validate --series "$work/series" -n "$extends" --boots "$boots" \
+    --guest-tree "$KSWEEP_TREE_6_1" \
     -o "$work/report" "$work/linux" >"$work/validate.out" 2>"$work/validate.err" || status=$?
 end=$(date +%s.%N)
 

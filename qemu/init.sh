@@ -1,6 +1,7 @@
 #!/bin/sh
 # /init of the ksweep validation guest (busybox sh). Loads the modules listed in
-# /lib/modules/load.order, creates the I2C TPM through sysfs, waits for /dev/tpm0, runs the
+# /lib/modules/load.order (the drivers under test; what the guest kernel has built in, such as
+# i2c-virtio, is not listed and needs no insmod), creates the I2C TPM through sysfs, waits for /dev/tpm0, runs the
 # extend benchmark and powers off. Every line for the host starts with "ksweep-guest:" or
 # "ksweep-extend:" (see src/guest/guest_output.cpp); the host also enforces a timeout, so
 # this script never needs to wait forever.
@@ -50,6 +51,19 @@ for arg in $(cat /proc/cmdline); do
     esac
 done
 say "phase init kernel=$(uname -r) uptime=$(cut -d' ' -f1 /proc/uptime)"
+
+# The HZ the kernel really runs at: jiffies counted against its own clock over half a second
+# (/proc/timer_list: "now at N nsecs", then "jiffies: N"). The host compares it with CONFIG_HZ.
+timer_now() { sed -n 's/^now at \([0-9]*\) nsecs$/\1/p; s/^jiffies: //p' /proc/timer_list | head -2; }
+if [ -r /proc/timer_list ]; then
+    set -- $(timer_now)
+    ns=$1 jiffies=$2
+    usleep 500000
+    set -- $(timer_now)
+    say "hz measured=$(( (($2 - jiffies) * 1000000000 + ($1 - ns) / 2) / ($1 - ns) ))"
+else
+    say "hz measured=unknown (no /proc/timer_list)"
+fi
 
 say "phase modules"
 while read -r module; do

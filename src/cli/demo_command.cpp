@@ -122,9 +122,9 @@ void print_scan_summary(const ScanResult& scan) {
 void print_device_table(const validate::DeviceRun& run) {
     using validate::format_duration_us;
     std::printf("\n%s, %u %s per boot, %d+%d boots (emulated I2C TPM, QEMU TCG with -icount "
-                "shift=0, HZ=250):\n\n",
+                "shift=0, guest kernel %s built from the tree, HZ=%d):\n\n",
                 run.driver.c_str(), run.extends, run.command.c_str(), run.baseline.boots,
-                run.patched.boots);
+                run.patched.boots, run.guest_release.c_str(), run.hz);
     std::printf("  %-9s %10s  %-21s %10s %10s\n", "variant", "total", "min - max", "median", "p95");
     for (const auto* v : {&run.baseline, &run.patched}) {
         const auto& s = v->summary;

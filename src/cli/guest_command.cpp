@@ -1,6 +1,7 @@
-// ksweep guest: one validation boot. Builds the driver under test out of tree, boots Debian's
-// kernel in QEMU with an emulated I2C TPM of the device registry (the Nuvoton one by default),
-// extends PCR 16 N times and prints the per-extend times and the host's PCR check.
+// ksweep guest: one validation boot. Builds the guest kernel from the tree at the asked HZ
+// (cached), the driver under test against that build, boots it in QEMU with an emulated I2C TPM
+// of the device registry (the Nuvoton one by default), extends PCR 16 N times and prints the
+// per-extend times and the host's PCR check.
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "core/file_io.h"
@@ -59,16 +60,22 @@ std::string build_line(const guest::ModuleBuildResult& build) {
 } // namespace
 
 int guest_command(int argc, char** argv) {
-    std::string device = "tpm_i2c_nuvoton", driver_source, driver_dir, profile, keep;
-    int extends = 10, timeout = 0;
+    std::string device = "tpm_i2c_nuvoton", driver_source, driver_dir, profile, keep, tree;
+    int extends = 10, timeout = 0, hz = 250;
     bool trace = false;
     ArgParser parser(
         "guest", "[--device NAME] [--driver-src FILE] [-n N] [options]",
-        "Boot Debian's kernel in QEMU with one of ksweep's emulated I2C TPMs (qemu/devices.yaml),\n"
-        "load the device's driver modules built from the tree (FILE in place of the tree's file\n"
-        "of that name), extend PCR 16 N times through /dev/tpm0 and print the per-extend times.\n"
-        "The final PCR is checked against the hash chain computed on the host. Exit status 0\n"
-        "only if all of it passed.");
+        "Boot a kernel built from the tree (qemu/guest.config at --hz; built once, then cached)\n"
+        "in QEMU with one of ksweep's emulated I2C TPMs (qemu/devices.yaml), load the device's\n"
+        "driver modules built against that kernel's build from the tree (FILE in place of the\n"
+        "tree's file of that name), extend PCR 16 N times through /dev/tpm0 and print the\n"
+        "per-extend times. The final PCR is checked against the hash chain computed on the\n"
+        "host. Exit status 0 only if all of it passed; 2 when the guest kernel does not build\n"
+        "(make's errors and the log are printed) or for bad usage.");
+    parser.option("--tree", &tree, "TREE",
+                  "kernel tree the guest kernel and the driver come from (default: the setup's\n"
+                  "6.1 tree, KSWEEP_TREE_6_1)");
+    parser.option("--hz", &hz, "N", "the guest kernel's HZ: 100, 250, 300 or 1000 (default 250)");
     parser.option("--device", &device, "NAME",
                   "device registry entry (default tpm_i2c_nuvoton; also tpm_st33zp24_i2c)");
     parser.option("--driver-src", &driver_source, "FILE",
@@ -89,9 +96,19 @@ int guest_command(int argc, char** argv) {
         std::fprintf(stderr, "ksweep guest: -n must be 1..100000 and --timeout positive\n");
         return 2;
     }
+    if (!guest::is_supported_hz(hz)) {
+        std::fprintf(stderr, "ksweep guest: --hz must be 100, 250, 300 or 1000 (x86's Kconfig)\n");
+        return 2;
+    }
+    if (!tree.empty() && !fs::is_directory(tree)) {
+        std::fprintf(stderr, "ksweep guest: no such tree '%s'\n", tree.c_str());
+        return 2;
+    }
 
     guest::GuestBenchmarkOptions options;
     options.device = device;
+    options.tree = tree;
+    options.hz = hz;
     options.driver_source = driver_source;
     if (!driver_source.empty() && !fs::is_regular_file(driver_source)) {
         std::fprintf(stderr, "ksweep guest: no such driver source '%s'\n", driver_source.c_str());
@@ -123,12 +140,16 @@ int guest_command(int argc, char** argv) {
     }
     if (!result.error.empty()) { // it never booted: nothing in the run directory to look at
         std::fprintf(stderr, "ksweep guest: %s\n", result.error.c_str());
-        return 1;
+        // The guest kernel could not be had (make's errors above): the setup's problem, 2.
+        return result.guest_build_failed ? 2 : 1;
     }
     const auto& run = result.run;
     std::string sources;
     for (const auto& source : result.driver_sources)
         sources += (sources.empty() ? "" : ", ") + source;
+    std::printf("kernel    %s, CONFIG_HZ=%d%s (%s)\n", result.guest.release.c_str(),
+                result.guest.hz, guest::measured_hz_note(run.report, result.guest.hz).c_str(),
+                result.guest.dir.c_str());
     std::printf("driver    %s (%s)\n", sources.c_str(), build_line(result.driver_build).c_str());
     for (const auto& w : result.driver_build.warnings)
         std::printf("          %s\n", w.c_str());

@@ -3,6 +3,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/tree_build.h"
+#include "guest/guest_config.h"
 #include "validate/report_render.h"
 #include "validate/validate_run.h"
 
@@ -40,11 +41,29 @@ std::optional<std::vector<int>> parse_levels(const std::string& text) {
     return levels;
 }
 
+// "250,1000" -> {250, 1000}: the L4 guests' HZ, each one x86's Kconfig offers, none twice.
+std::optional<std::vector<int>> parse_hz_list(const std::string& text) {
+    std::vector<int> list;
+    std::istringstream in(text);
+    for (std::string part; std::getline(in, part, ',');) {
+        std::istringstream p(part);
+        int hz = 0;
+        char extra = 0;
+        if (!(p >> hz) || p >> extra || !guest::is_supported_hz(hz) ||
+            std::find(list.begin(), list.end(), hz) != list.end())
+            return std::nullopt;
+        list.push_back(hz);
+    }
+    if (list.empty())
+        return std::nullopt;
+    return list;
+}
+
 } // namespace
 
 int validate_command(int argc, char** argv) {
     std::string series_dir, git_range, levels_text = "1,2,3,4", profile,
-                                       out_dir = "validate-report", work_dir;
+                                       out_dir = "validate-report", work_dir, hz_text, guest_tree;
     TreeBuildOptions tree_build;
     int boots = 2, extends = 200;
     bool keep_work = false;
@@ -57,7 +76,8 @@ int validate_command(int argc, char** argv) {
         "  L3  every module it touches builds in the tree's own build dir (found, or prepared\n"
         "      by ksweep: see --build-dir), baseline and patched, with no new warning (a\n"
         "      driver the config does not enable: not built)\n"
-        "  L4  drivers with a device model boot in QEMU, baseline and patched alternately;\n"
+        "  L4  drivers with a device model boot in QEMU on a kernel built from TREE (one per\n"
+        "      --hz), baseline and patched alternately;\n"
         "      every extend succeeds, the PCR check passes, no device requirement is broken\n"
         "      and the patched driver is not slower (slower: the 95 % bootstrap interval of\n"
         "      the median ratio lies wholly above 1.10x)\n"
@@ -70,6 +90,12 @@ int validate_command(int argc, char** argv) {
     parser.option("--boots", &boots, "N", "L4 boots per variant, interleaved (default 2)");
     parser.option("-n", &extends, "EXTENDS", "L4 PCR extends per boot (default 200)");
     parser.option("--profile", &profile, "FILE", "device profile instead of the model's default");
+    parser.option("--hz", &hz_text, "LIST",
+                  "L4 guest kernels' HZ, e.g. 250,1000: each its own build of TREE, its own\n"
+                  "boots and row in the report (default: CONFIG_HZ of the build dir, else 250)");
+    parser.option("--guest-tree", &guest_tree, "DIR",
+                  "whole kernel tree the L4 guest kernel is built from (default: TREE; give it\n"
+                  "when TREE is a sparse checkout of it)");
     parser.option("-o", &out_dir, "DIR", "report directory (default ./validate-report)");
     tree_build.add_to(parser, false);
     parser.option("--work-dir", &work_dir, "DIR", "keep scratch clone and boot logs here");
@@ -87,6 +113,12 @@ int validate_command(int argc, char** argv) {
         return *exit;
 
     auto levels = parse_levels(levels_text);
+    std::optional<std::vector<int>> hz_list = std::vector<int>{};
+    if (!hz_text.empty() && !(hz_list = parse_hz_list(hz_text))) {
+        std::fprintf(stderr, "ksweep validate: --hz takes a list of 100, 250, 300, 1000 (each "
+                             "once), e.g. 250,1000\n");
+        return 2;
+    }
     if (!levels || positionals.size() != 1 || boots < 1 || boots > 50 || extends < 1 ||
         extends > 100000 || series_dir.empty() == git_range.empty()) {
         std::fprintf(stderr,
@@ -103,6 +135,8 @@ int validate_command(int argc, char** argv) {
     options.boots = boots;
     options.extends = static_cast<std::uint32_t>(extends);
     options.profile = profile;
+    options.hz = *hz_list;
+    options.guest_tree = guest_tree;
     const bool builds = std::any_of(options.levels.begin(), options.levels.end(),
                                     [](int level) { return level >= 3; });
     try {

@@ -4,8 +4,6 @@
 #include "core/data_dir.h"
 #include "guest/driver_modules.h"
 #include "guest/guest_initramfs.h"
-#include "guest/guest_kernel.h"
-#include "guest/guest_modules.h"
 
 #include <cstdlib>
 #include <filesystem>
@@ -42,10 +40,8 @@ GuestEnvironment GuestEnvironment::load() {
     auto file = read_env_file(fs::path(env.cache_dir) / "env");
     env.tree = from_env_or_file("KSWEEP_TREE_6_1", file);
     env.headers_dir = from_env_or_file("KSWEEP_HEADERS", file);
-    env.kernel_release = from_env_or_file("KSWEEP_KERNEL_RELEASE", file);
     for (const auto& [value, name] :
-         {std::pair{env.tree, "KSWEEP_TREE_6_1"}, std::pair{env.headers_dir, "KSWEEP_HEADERS"},
-          std::pair{env.kernel_release, "KSWEEP_KERNEL_RELEASE"}})
+         {std::pair{env.tree, "KSWEEP_TREE_6_1"}, std::pair{env.headers_dir, "KSWEEP_HEADERS"}})
         if (value.empty())
             throw std::runtime_error(std::string(name) + " is not set and not in " + env.cache_dir +
                                      "/env: run scripts/setup.sh first");
@@ -85,25 +81,17 @@ std::optional<GuestRunOptions> prepare_guest_run(const GuestBenchmarkOptions& op
         }
         result.device = *entry;
 
-        progress("building i2c-virtio.ko");
-        result.i2c_virtio_build =
-            build_modules({{(fs::path(env.tree) / "drivers/i2c/busses/i2c-virtio.c").string()},
-                           {},
-                           env.headers_dir,
-                           modules_cache});
-        if (!result.i2c_virtio_build.ok) {
-            result.error = "building i2c-virtio.ko failed:\n" + result.i2c_virtio_build.error +
-                           "\n  log: " + result.i2c_virtio_build.log_path;
-            return std::nullopt;
-        }
+        const std::string tree = options.tree.empty() ? env.tree : options.tree;
+        result.guest = build_guest_kernel({tree, options.hz, "", env.cache_dir, progress});
 
         progress("building the driver under test");
-        ModuleBuildRequest driver = driver_build_request(
-            *entry, options.driver_root.empty() ? env.tree : options.driver_root,
-            options.driver_source);
+        ModuleBuildRequest driver =
+            driver_build_request(*entry, options.driver_root.empty() ? tree : options.driver_root,
+                                 options.driver_source);
         driver.include_dirs.insert(driver.include_dirs.begin(), options.driver_include_dirs.begin(),
                                    options.driver_include_dirs.end());
-        driver.headers_dir = env.headers_dir;
+        // Against the guest's own build: its Module.symvers, its vermagic.
+        driver.headers_dir = result.guest.dir;
         driver.cache_dir = modules_cache;
         result.driver_sources = driver.sources;
         result.driver_build = build_modules(driver);
@@ -116,27 +104,16 @@ std::optional<GuestRunOptions> prepare_guest_run(const GuestBenchmarkOptions& op
         }
 
         progress("assembling the initramfs");
-        std::string modules_dir = "/lib/modules/" + env.kernel_release;
         InitramfsContents contents;
         contents.init_script = KSWEEP_SOURCE_DIR "/qemu/init.sh";
         contents.extend_program = extend_executable();
-        contents.modules = resolve_image_modules(modules_dir, default_guest_modules()).load_order;
-        contents.modules.push_back(result.i2c_virtio_build.modules.front());
-        contents.modules.insert(contents.modules.end(), result.driver_build.modules.begin(),
-                                result.driver_build.modules.end());
+        // virtio-pci and i2c-virtio are built into the guest kernel (qemu/guest.config): only
+        // the modules under test are loaded.
+        contents.modules = result.driver_build.modules;
 
         GuestRunOptions run;
         run.initramfs = build_initramfs(contents, env.cache_dir + "/initramfs");
-        fs::path vmlinuz = "/boot/vmlinuz-" + env.kernel_release;
-        if (!fs::exists(vmlinuz)) {
-            result.error = "no kernel image " + vmlinuz.string() + " (install linux-image-" +
-                           env.kernel_release + ")";
-            return std::nullopt;
-        }
-        GuestKernel kernel = guest_kernel(vmlinuz, env.tree, env.cache_dir + "/kernel");
-        if (!kernel.note.empty())
-            progress("note: " + kernel.note);
-        run.kernel_image = kernel.image;
+        run.kernel_image = result.guest.vmlinux;
         run.tpmd = tpmd_executable();
         run.registry = registry_path();
         run.device = *entry;
@@ -149,6 +126,10 @@ std::optional<GuestRunOptions> prepare_guest_run(const GuestBenchmarkOptions& op
         run.trace = options.trace;
         run.on_progress = options.on_progress;
         return run;
+    } catch (const GuestBuildError& e) {
+        result.error = e.what();
+        result.guest_build_failed = true;
+        return std::nullopt;
     } catch (const std::exception& e) {
         result.error = e.what();
         return std::nullopt;

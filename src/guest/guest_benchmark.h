@@ -1,10 +1,12 @@
-// The whole guest benchmark for one device of the registry (qemu/devices.yaml): build
-// i2c-virtio.ko and the entry's modules from the driver's sources (cached), assemble the
-// initramfs (cached), boot once with the emulated TPM, summarise the per-extend times.
+// The whole guest benchmark for one device of the registry (qemu/devices.yaml): build the guest
+// kernel from the tree under test at the asked HZ (guest_build.h, cached), build the entry's
+// modules from the driver's sources against that build (cached), assemble the initramfs
+// (cached), boot once with the emulated TPM, summarise the per-extend times.
 // `ksweep guest` is a thin shell around it; `ksweep validate` L4 runs it per variant.
 #pragma once
 
 #include "device/device_registry.h"
+#include "guest/guest_build.h"
 #include "guest/guest_stats.h"
 #include "guest/module_build.h"
 #include "guest/qemu_runner.h"
@@ -21,9 +23,8 @@ namespace ksweep::guest {
 // writes (<cache>/env, cache = $KSWEEP_CACHE or ~/.cache/ksweep).
 struct GuestEnvironment {
     std::string cache_dir;
-    std::string tree;           // KSWEEP_TREE_6_1: the source tree i2c-virtio.c comes from
-    std::string headers_dir;    // KSWEEP_HEADERS
-    std::string kernel_release; // KSWEEP_KERNEL_RELEASE: /boot/vmlinuz-<it>, /lib/modules/<it>
+    std::string tree;        // KSWEEP_TREE_6_1: the tree booted when none is given
+    std::string headers_dir; // KSWEEP_HEADERS: Debian's prepared headers of that tree
 
     // Throws std::runtime_error saying which value is missing and how to get it.
     static GuestEnvironment load();
@@ -35,6 +36,9 @@ std::string registry_path();
 
 struct GuestBenchmarkOptions {
     std::string device = "tpm_i2c_nuvoton"; // the registry entry to boot
+    // The tree whose kernel the guest runs (built with guest_build.h); default: the setup's tree.
+    std::string tree;
+    int hz = 250; // the guest kernel's HZ
     // The tree (or a snapshot with its layout) whose copy of the entry's directory holds the
     // driver's sources: baseline or patched; default: the setup's tree.
     std::string driver_root;
@@ -51,11 +55,13 @@ struct GuestBenchmarkOptions {
 };
 
 struct GuestBenchmarkResult {
-    bool ok = false;                         // built, booted, every extend succeeded, PCR matches
-    std::string error;                       // set when it did not get as far as a boot
-    device::DeviceEntry device;              // the registry entry that was booted
+    bool ok = false;                 // built, booted, every extend succeeded, PCR matches
+    std::string error;               // set when it did not get as far as a boot
+    bool guest_build_failed = false; // `error` is the guest kernel's build (GuestBuildError)
+    device::DeviceEntry device;      // the registry entry that was booted
     std::vector<std::string> driver_sources; // what its modules were built from
-    ModuleBuildResult i2c_virtio_build, driver_build;
+    GuestBuild guest;                        // the kernel booted: its build dir, release, HZ
+    ModuleBuildResult driver_build;
     GuestRunResult run;
     ExtendSummary summary;
 };

@@ -2,7 +2,6 @@
 
 #include "core/file_io.h"
 #include "core/sha256.h"
-#include "guest/guest_modules.h"
 
 #include <cstdio>
 #include <elf.h>
@@ -138,8 +137,8 @@ std::string build_initramfs(const InitramfsContents& contents, const std::string
     cpio.add_file("bin/tpm_extend", read_whole(contents.extend_program, "extend program"), 0755);
     std::string load_order;
     for (const auto& module : contents.modules) {
-        std::string name = uncompressed_module_name(module);
-        cpio.add_file("lib/modules/" + name, read_module_uncompressed(module));
+        std::string name = fs::path(module).filename().string();
+        cpio.add_file("lib/modules/" + name, read_whole(module, "module"));
         load_order += name + "\n";
     }
     cpio.add_file("lib/modules/load.order", load_order);

@@ -40,7 +40,7 @@ struct InitramfsContents {
     std::string busybox = "/bin/busybox"; // must be static (Debian's busybox-static)
     std::string init_script;              // qemu/init.sh
     std::string extend_program;           // the static tpm_extend
-    std::vector<std::string> modules;     // .ko (or .ko.xz/.zst) files, in load order
+    std::vector<std::string> modules;     // .ko files, in load order
 };
 
 // Builds (or finds in <cache_dir>) the archive; returns its path. Throws std::runtime_error

@@ -1,7 +1,5 @@
 #include "guest/guest_kernel.h"
 
-#include "core/process.h"
-
 #include <cstdint>
 #include <cstring>
 #include <elf.h>
@@ -18,7 +16,6 @@ namespace {
 // Xen's public ELF note for the 32-bit PVH entry point (xen/include/public/elfnote.h), which
 // the kernel emits from arch/x86/platform/pvh/head.S and QEMU looks for.
 constexpr uint32_t kXenElfNotePhys32Entry = 18;
-constexpr auto kExtractTimeout = std::chrono::seconds(120);
 
 template <typename T> bool read_at(std::ifstream& in, uint64_t offset, T& out) {
     in.seekg(static_cast<std::streamoff>(offset));
@@ -61,45 +58,6 @@ bool has_pvh_entry(const fs::path& elf) {
             return true;
     }
     return false;
-}
-
-GuestKernel guest_kernel(const fs::path& vmlinuz, const fs::path& tree, const fs::path& cache_dir) {
-    GuestKernel fallback{vmlinuz.string(), ""};
-    std::string name = vmlinuz.filename().string(); // vmlinuz-6.1.0-57-amd64 -> vmlinux-6.1...
-    if (name.rfind("vmlinuz-", 0) == 0)
-        name.erase(0, 8);
-    fs::path cached = cache_dir / ("vmlinux-" + name);
-    std::error_code ec;
-    if (has_pvh_entry(cached) &&
-        fs::last_write_time(cached, ec) >= fs::last_write_time(vmlinuz, ec))
-        return {cached.string(), ""};
-
-    fs::path script = tree / "scripts/extract-vmlinux";
-    if (!fs::exists(script)) {
-        fallback.note = "no " + script.string() + ": booting the compressed " + vmlinuz.string();
-        return fallback;
-    }
-    fs::create_directories(cache_dir, ec);
-    // The script writes the ELF to stdout; run it through sh so a partial file never lands
-    // under the cached name (written beside it, renamed when complete and checked).
-    fs::path partial = cached;
-    partial += ".tmp";
-    CommandResult r = run_command(
-        {"sh", "-c", "\"$0\" \"$1\" > \"$2\"", script.string(), vmlinuz.string(), partial.string()},
-        "", kExtractTimeout);
-    if (r.status != 0 || !has_pvh_entry(partial)) {
-        fs::remove(partial, ec);
-        fallback.note = "could not extract a PVH vmlinux from " + vmlinuz.string() +
-                        (r.status != 0 ? " (" + r.output.substr(0, 200) + ")" : " (no PVH note)") +
-                        ": booting it compressed";
-        return fallback;
-    }
-    fs::rename(partial, cached, ec);
-    if (ec) {
-        fallback.note = "cannot write " + cached.string() + ": " + ec.message();
-        return fallback;
-    }
-    return {cached.string(), ""};
 }
 
 } // namespace ksweep::guest

@@ -1,6 +1,7 @@
 #include "guest/guest_output.h"
 
 #include <charconv>
+#include <cstdlib>
 
 namespace ksweep::guest {
 
@@ -90,6 +91,8 @@ void GuestOutputParser::on_guest(std::string_view rest) {
         auto [end, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), version);
         if (ec == std::errc())
             report_.tpm_version = version;
+    } else if (consume(rest, "hz ")) {
+        report_.measured_hz = field<int>(rest, "measured=");
     } else if (consume(rest, "module ")) {
         report_.modules.emplace_back(rest);
     } else if (consume(rest, "error ")) {
@@ -121,6 +124,21 @@ void GuestOutputParser::on_extend(std::string_view rest) {
     } else if (consume(rest, "error ")) {
         report_.errors.emplace_back(rest);
     }
+}
+
+std::string measured_hz_note(const GuestReport& report, int config_hz) {
+    if (!report.measured_hz || *report.measured_hz <= 0)
+        return ", not measured in the guest";
+    // Half a second of jiffies under TCG on a loaded host loses a few ticks (216 counted at
+    // HZ=250 was seen): judge by the nearest HZ Kconfig offers, not by the exact count.
+    int measured = *report.measured_hz, nearest = 100;
+    for (int hz : {250, 300, 1000})
+        if (std::abs(hz - measured) < std::abs(nearest - measured))
+            nearest = hz;
+    std::string counted = std::to_string(measured);
+    return nearest == config_hz
+               ? ", the guest counted " + counted
+               : ", but the guest counted " + counted + " (HZ=" + std::to_string(nearest) + "?)";
 }
 
 GuestReport parse_guest_output(std::string_view console) {

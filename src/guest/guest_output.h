@@ -25,6 +25,7 @@ struct GuestReport {
     std::vector<std::string> errors;        // the guest's own error lines
     std::vector<std::string> dmesg;         // the kernel lines init.sh forwards at the end
     std::optional<int> tpm_version;         // /dev/tpm0's TPM major version (1 or 2)
+    std::optional<int> measured_hz;         // jiffies per second of the guest's clock (init.sh)
     std::optional<std::uint32_t> requested; // "begin n=N"
     std::optional<std::uint32_t> reset_rc;
     std::optional<Bytes> pcr_initial, pcr_final; // PCR 16, in the benchmark's bank
@@ -52,6 +53,11 @@ class GuestOutputParser {
 
     GuestReport report_;
 };
+
+// What the guest counted of its HZ next to CONFIG_HZ, for one line: ", the guest counted 248"
+// (the HZ Kconfig offers nearest to the count is CONFIG_HZ), ", but the guest counted 990
+// (HZ=1000?)" (another one), ", not measured in the guest" (no line from init.sh).
+std::string measured_hz_note(const GuestReport& report, int config_hz);
 
 // The whole console output at once.
 GuestReport parse_guest_output(std::string_view console);

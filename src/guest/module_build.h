@@ -1,6 +1,6 @@
-// Out-of-tree module builds against a prepared headers directory (Debian's
-// linux-headers-<release>): `make -C <headers> M=<dir> modules` with a generated Kbuild.
-// Used for the guest's i2c-virtio.ko and the driver under test, and by `ksweep validate` L3.
+// Out-of-tree module builds against a prepared build directory (the guest kernel's O= build,
+// guest_build.h; or Debian's linux-headers-<release>): `make -C <dir> M=<dir> modules` with a
+// generated Kbuild. Used for the driver under test, baseline and patched, in the guest.
 //
 // Each build lives in <cache_dir>/<key>, where key hashes the headers' kernel release and every
 // file that goes in (sources and the private headers they include with "..."), so building the

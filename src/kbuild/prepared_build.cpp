@@ -1,8 +1,8 @@
 #include "kbuild/prepared_build.h"
 
 #include "core/cache_dir.h"
+#include "core/cache_entry.h"
 #include "core/file_io.h"
-#include "core/file_lock.h"
 #include "core/sha256.h"
 #include "kbuild/kbuild_make.h"
 #include "kbuild/kernel_tree.h"
@@ -77,53 +77,49 @@ BuildDir make_build_dir(const BuildDirRequest& request, const std::string& tree,
 
     fs::path root =
         fs::path(request.cache_dir.empty() ? cache_dir() : request.cache_dir) / "builds";
-    std::error_code ec;
-    fs::create_directories(root, ec);
-    if (ec)
-        throw BuildDirError("cannot create " + root.string() + ": " + ec.message());
-    FileLock lock((root / (key + ".lock")).string());
-    fs::path dir = root / key;
-    BuildDir build = found(dir.string(), "made by ksweep with the tree's kbuild");
-    build.config_source = config_source;
-    if (fs::exists(dir / kPreparedMarker)) {
-        build.hz = read_config_hz(build.dir);
-        return build;
-    }
-
-    fs::remove_all(dir, ec); // an interrupted or failed earlier attempt
-    fs::create_directories(dir, ec);
-    if (ec)
-        throw BuildDirError("cannot create " + dir.string() + ": " + ec.message());
     auto start = std::chrono::steady_clock::now();
-    const std::string out = "O=" + dir.string();
-    const std::string jobs = "-j" + std::to_string(make_jobs());
-    std::vector<std::vector<std::string>> steps;
-    if (config_text.empty()) {
-        steps.push_back({"-C", tree, out, kDefaultConfig});
-    } else {
-        std::ofstream(dir / ".config") << config_text;
-        steps.push_back({"-C", tree, out, "olddefconfig"});
+    auto prepare = [&](const fs::path& dir) {
+        const std::string out = "O=" + dir.string();
+        const std::string jobs = "-j" + std::to_string(make_jobs());
+        std::vector<std::vector<std::string>> steps;
+        if (config_text.empty()) {
+            steps.push_back({"-C", tree, out, kDefaultConfig});
+        } else {
+            std::ofstream(dir / ".config") << config_text;
+            steps.push_back({"-C", tree, out, "olddefconfig"});
+        }
+        steps.push_back({"-C", tree, out, jobs, "modules_prepare"});
+        progress("preparing a build dir for " + tree + " (Linux " + to_string(version) + ", " +
+                 config_source + ") in " + dir.string() + " (logs there); made once, then cached");
+        size_t lines = 0;
+        for (const auto& args : steps) {
+            MakeRun run =
+                run_make(args, tree, (dir / ("prepare-" + args.back() + ".log")).string(),
+                         [&](const std::string& line) {
+                             if (++lines % 50 == 0) {
+                                 auto text = line.find_first_not_of(' ');
+                                 progress("prepare: " + std::to_string(lines) + " steps, at " +
+                                          line.substr(text == std::string::npos ? 0 : text, 60));
+                             }
+                         });
+            if (run.status != 0)
+                throw BuildDirError("preparing a build dir for " + tree + " failed: make " +
+                                    args.back() + " exited " + std::to_string(run.status) +
+                                    " (log " + run.log_path + "):\n" + run.errors);
+        }
+    };
+    CacheEntry entry;
+    try {
+        entry = make_cache_entry(root, key, kPreparedMarker, config_source + "\n", prepare);
+    } catch (const BuildDirError&) {
+        throw;
+    } catch (const std::runtime_error& e) {
+        throw BuildDirError(e.what());
     }
-    steps.push_back({"-C", tree, out, jobs, "modules_prepare"});
-    progress("preparing a build dir for " + tree + " (Linux " + to_string(version) + ", " +
-             config_source + ") in " + dir.string() + " (logs there); made once, then cached");
-    size_t lines = 0;
-    for (const auto& args : steps) {
-        MakeRun run =
-            run_make(args, tree, (dir / ("prepare-" + args.back() + ".log")).string(),
-                     [&](const std::string& line) {
-                         if (++lines % 50 == 0) {
-                             auto text = line.find_first_not_of(' ');
-                             progress("prepare: " + std::to_string(lines) + " steps, at " +
-                                      line.substr(text == std::string::npos ? 0 : text, 60));
-                         }
-                     });
-        if (run.status != 0)
-            throw BuildDirError("preparing a build dir for " + tree + " failed: make " +
-                                args.back() + " exited " + std::to_string(run.status) + " (log " +
-                                run.log_path + "):\n" + run.errors);
-    }
-    std::ofstream(dir / kPreparedMarker) << config_source << "\n";
+    BuildDir build = found(entry.dir.string(), "made by ksweep with the tree's kbuild");
+    build.config_source = config_source;
+    if (!entry.made_now)
+        return build;
     build.made_now = true;
     build.make_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

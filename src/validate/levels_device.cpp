@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 namespace fs = std::filesystem;
 
@@ -113,6 +114,32 @@ DeviceRun run_device_level(const device::DeviceEntry& device, const SourceSnapsh
     run.requirements = profile_requirements(run.profile);
     run.extends = options.extends;
 
+    run.hz = options.hz;
+
+    // The guest kernel first, once: a build that fails is one line, not one per boot.
+    GuestBuild guest;
+    std::string tree = options.tree;
+    try {
+        GuestEnvironment env = GuestEnvironment::load();
+        if (tree.empty())
+            tree = env.tree;
+        guest = build_guest_kernel({tree, options.hz, "", env.cache_dir, options.on_progress});
+    } catch (const std::exception& e) {
+        // One line: what failed with its log, and make's first error; the rest in the details.
+        std::istringstream lines(e.what());
+        std::string first, line;
+        std::getline(lines, first);
+        level.status = LevelStatus::failed;
+        level.message = "guest kernel (HZ=" + std::to_string(options.hz) + "): " + first;
+        if (std::getline(lines, line))
+            level.message += " " + line;
+        while (std::getline(lines, line))
+            level.details.push_back(line);
+        return run;
+    }
+    run.guest_release = guest.release;
+    run.guest_build_dir = guest.dir;
+
     fs::path work = options.work_dir;
     for (const auto& [variant, files] : {std::pair{"baseline", &baseline}, {"patched", &patched}})
         write_snapshot(*files, work / variant);
@@ -122,12 +149,16 @@ DeviceRun run_device_level(const device::DeviceEntry& device, const SourceSnapsh
         for (const char* variant : {"baseline", "patched"}) {
             GuestBenchmarkOptions bench;
             bench.device = device.driver;
+            bench.tree = tree;
+            bench.hz = options.hz;
             bench.driver_root = (work / variant).string();
             bench.extends = options.extends;
             bench.profile = run.profile;
-            bench.run_dir = (work / ("boot-" + std::to_string(boot) + "-" + variant)).string();
-            std::string tag = std::string(variant) + " boot " + std::to_string(boot) + "/" +
-                              std::to_string(options.boots);
+            bench.run_dir = (work / ("hz" + std::to_string(options.hz) + "-boot-" +
+                                     std::to_string(boot) + "-" + variant))
+                                .string();
+            std::string tag = "HZ=" + std::to_string(options.hz) + " " + variant + " boot " +
+                              std::to_string(boot) + "/" + std::to_string(options.boots);
             bench.on_progress = [&](const std::string& what) {
                 if (options.on_progress)
                     options.on_progress(tag + ": " + what);
@@ -160,18 +191,27 @@ DeviceRun run_device_level(const device::DeviceEntry& device, const SourceSnapsh
                 b.host_load = load[0];
             auto started = std::chrono::steady_clock::now();
             GuestBenchmarkResult result = run_guest_benchmark(bench);
+            if (!result.error.empty()) {
+                // It never booted (a module build failed): the next boot would fail the same way.
+                level.status = LevelStatus::failed;
+                level.message = "HZ=" + std::to_string(options.hz) + " " + variant + ": " +
+                                result.error.substr(0, result.error.find('\n'));
+                level.details.push_back(result.error);
+                return run;
+            }
 
             b.variant = variant;
             b.boot = boot;
             b.samples = result.run.report.samples;
             b.ok = result.ok;
             b.pcr_passed = result.run.pcr && result.run.pcr->passed;
+            b.measured_hz = result.run.report.measured_hz.value_or(0);
             // Build, initramfs, boot and benchmark: what one more boot costs the user.
             b.wall_seconds =
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
             b.run_dir = result.run.run_dir.empty() ? bench.run_dir : result.run.run_dir;
             b.nice = result.run.nice;
-            b.message = !result.error.empty() ? result.error : result.run.message;
+            b.message = result.run.message;
             if (result.run.device) {
                 b.violations = requirement_violations(*result.run.device);
             } else if (!result.run.stats.empty()) {
@@ -179,8 +219,10 @@ DeviceRun run_device_level(const device::DeviceEntry& device, const SourceSnapsh
                 b.message += " (unreadable device stats)";
             }
             if (options.on_progress)
-                options.on_progress(tag + ": " + (b.ok ? "ok, " : "FAILED, ") +
-                                    format_summary(summarize(b.samples)));
+                options.on_progress(tag + ": " +
+                                    (b.ok
+                                         ? "ok, " + format_summary(summarize(b.samples))
+                                         : "FAILED: " + b.message.substr(0, b.message.find('\n'))));
             run.boots.push_back(std::move(b));
         }
     }

@@ -27,7 +27,9 @@ requirement_violations(const guest::DeviceCounters& device);
 std::map<std::string, std::string> profile_requirements(const std::string& profile_path);
 
 struct DeviceRunOptions {
-    int boots = 2; // per variant
+    std::string tree; // the guest kernel is built from it (guest_build.h); "": the setup's tree
+    int hz = 250;     // that kernel's HZ
+    int boots = 2;    // per variant
     std::uint32_t extends = 200;
     std::string profile;  // "" = the model's default
     std::string work_dir; // sources and run directories go below it
@@ -45,11 +47,13 @@ struct DeviceRunOptions {
 // with its interval and Mann-Whitney p-value.
 void judge_device_run(const DeviceRun& run, LevelResult& level);
 
-// Boots baseline, patched, baseline, patched... (`boots` of each) with the device's modules
-// built from the snapshots (taken of the patch's module directory, which holds the entry's
-// modules); fills a DeviceRun with every sample, violations and the summaries, and sets `level`
+// Builds (or finds) the guest kernel of `tree` at `hz` once, then boots baseline, patched,
+// baseline, patched... (`boots` of each) with the device's modules built from the snapshots
+// (taken of the patch's module directory, which holds the entry's modules) against that kernel's
+// build; fills a DeviceRun with every sample, violations and the summaries, and sets `level`
 // (passed, or failed with the reason: a failed boot, a PCR mismatch, a broken requirement
-// (which, how often, which variant) or a slowdown).
+// (which, how often, which variant) or a slowdown). A guest kernel or module build that fails
+// fails the level once with its error lines and log, and boots nothing more.
 DeviceRun run_device_level(const device::DeviceEntry& device, const SourceSnapshot& baseline,
                            const SourceSnapshot& patched, const DeviceRunOptions& options,
                            LevelResult& level);

@@ -92,6 +92,7 @@ void write_boot(std::ostringstream& js, const BootRun& b, bool last) {
        << ", \"pcr_passed\": " << (b.pcr_passed ? "true" : "false")
        << ", \"message\": " << quote(b.message) << ", \"wall_seconds\": " << number(b.wall_seconds)
        << ", \"run_dir\": " << quote(b.run_dir) << ", \"nice\": " << b.nice
+       << ", \"measured_hz\": " << (b.measured_hz > 0 ? std::to_string(b.measured_hz) : "null")
        << ", \"host_load\": " << (b.host_load < 0 ? "null" : number(b.host_load))
        << ", \"violations\": " << counts_object(b.violations) << ",\n"
        << "             \"samples\": [";
@@ -104,8 +105,11 @@ void write_boot(std::ostringstream& js, const BootRun& b, bool last) {
 }
 
 void write_device(std::ostringstream& js, const DeviceRun& run, bool last) {
-    js << "        {\"driver\": " << quote(run.driver) << ", \"command\": " << quote(run.command)
-       << ", \"pcr_bank\": " << quote(run.pcr_bank) << ", \"profile\": " << quote(run.profile)
+    js << "        {\"driver\": " << quote(run.driver) << ", \"hz\": " << run.hz
+       << ", \"guest_release\": " << quote(run.guest_release)
+       << ", \"guest_build_dir\": " << quote(run.guest_build_dir)
+       << ", \"command\": " << quote(run.command) << ", \"pcr_bank\": " << quote(run.pcr_bank)
+       << ", \"profile\": " << quote(run.profile)
        << ", \"requirements\": " << strings_object(run.requirements)
        << ", \"extends\": " << run.extends << ", \"median_ratio\": " << number(run.median_ratio)
        << ", \"median_ratio_low\": "
@@ -162,6 +166,10 @@ std::string render_json(const ValidationReport& r) {
        << "  \"build_dir_note\": " << quote(r.build_dir_note) << ",\n"
        << "  \"kernel_release\": " << quote(r.kernel_release) << ",\n"
        << "  \"config_hz\": " << r.config_hz << ",\n"
+       << "  \"guest_hz\": [";
+    for (size_t i = 0; i < r.guest_hz.size(); ++i)
+        js << (i ? ", " : "") << r.guest_hz[i];
+    js << "],\n  \"guest_hz_source\": " << quote(r.guest_hz_source) << ",\n"
        << "  \"levels\": [";
     for (size_t i = 0; i < r.levels.size(); ++i)
         js << (i ? ", " : "") << r.levels[i];

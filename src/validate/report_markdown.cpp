@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
 #include <sstream>
 
 namespace ksweep::validate {
@@ -65,6 +66,21 @@ void write_variant_row(std::ostringstream& md, const VariantSummary& v, double b
     md << " |\n";
 }
 
+// The guest's own HZ count, from the boots that reported one (qemu/init.sh): "250", or
+// "not measured".
+std::string measured_hz_text(const DeviceRun& run) {
+    std::map<int, int> seen;
+    for (const auto& b : run.boots)
+        if (b.measured_hz > 0)
+            ++seen[b.measured_hz];
+    if (seen.empty())
+        return "not measured";
+    std::string text;
+    for (const auto& [hz, boots] : seen)
+        text += (text.empty() ? "" : ", ") + std::to_string(hz);
+    return text;
+}
+
 std::string violations_text(const std::map<std::string, unsigned long long>& violations) {
     std::string text;
     for (const auto& [requirement, count] : violations)
@@ -75,8 +91,11 @@ std::string violations_text(const std::map<std::string, unsigned long long>& vio
 
 void write_device_run(std::ostringstream& md, const PatchResult& patch, const DeviceRun& run,
                       const std::string& chart) {
-    md << "\n### Patch " << patch.number << ", " << run.driver << " in QEMU\n\n"
-       << run.extends << " " << run.command << " per boot, boots interleaved baseline/patched, "
+    md << "\n### Patch " << patch.number << ", " << run.driver << " in QEMU, HZ=" << run.hz
+       << "\n\n"
+       << "Guest kernel " << run.guest_release << " built from the tree with CONFIG_HZ=" << run.hz
+       << " (the guest counted " << measured_hz_text(run) << " jiffies per second). " << run.extends
+       << " " << run.command << " per boot, boots interleaved baseline/patched, "
        << "device profile `" << run.profile << "`";
     if (!run.requirements.empty()) {
         md << " (requirements:";
@@ -96,8 +115,12 @@ void write_device_run(std::ostringstream& md, const PatchResult& patch, const De
        << "; bootstrap over the pooled extends. Called slower only when the whole interval is "
           "above "
        << format("%.2fx", 1.0 + kSlowdownTolerance) << ".\n";
-    md << "\nDevice requirement violations: baseline " << violations_text(run.baseline.violations)
-       << "; patched " << violations_text(run.patched.violations) << ".\n\n";
+    // A variant none of whose extends ran has no violations to speak of, not "none".
+    auto violations_of = [](const VariantSummary& v) {
+        return v.summary.count ? violations_text(v.violations) : std::string("no extends ran");
+    };
+    md << "\nDevice requirement violations: baseline " << violations_of(run.baseline)
+       << "; patched " << violations_of(run.patched) << ".\n\n";
     md << "| boot | variant | result | PCR check | median | violations | wall | host load | nice "
           "|\n"
        << "|---:|---|---|---|---:|---|---:|---:|---:|\n";
@@ -108,12 +131,36 @@ void write_device_run(std::ostringstream& md, const PatchResult& patch, const De
            << (b.ok ? "ok" : "**FAILED** " + cell(b.message)) << " | "
            << (b.pcr_passed ? "passed" : "failed") << " | "
            << (s.count ? format_duration_us(s.median_us) : "-") << " | "
-           << violations_text(b.violations) << " | " << format("%.0f s", b.wall_seconds) << " | "
+           << (s.count ? violations_text(b.violations) : "-") << " | "
+           << format("%.0f s", b.wall_seconds) << " | "
            << (b.host_load < 0 ? std::string("-") : format("%.1f", b.host_load)) << " | " << b.nice
            << " |\n";
     }
     if (!chart.empty())
         md << "\n![" << run.driver << " extend latency, baseline vs patched](" << chart << ")\n";
+}
+
+// The seed's table (000: one row per HZ, msleep vs usleep_range): one row per guest HZ for each
+// driver a patch booted, baseline and patched medians and their ratio.
+void write_hz_table(std::ostringstream& md, const PatchResult& patch) {
+    std::map<std::string, std::vector<const DeviceRun*>> by_driver;
+    for (const auto& run : patch.devices)
+        by_driver[run.driver].push_back(&run);
+    for (const auto& [driver, runs] : by_driver) {
+        md << "\n### Patch " << patch.number << ", " << driver << ": per HZ\n\n"
+           << "| HZ | guest kernel | HZ counted in the guest | baseline median | patched median "
+              "| median ratio |\n"
+           << "|---:|---|---:|---:|---:|---|\n";
+        for (const DeviceRun* run : runs) {
+            auto median = [](const VariantSummary& v) {
+                return v.summary.count ? format_duration_us(v.summary.median_us)
+                                       : std::string("no extends ran");
+            };
+            md << "| " << run->hz << " | " << run->guest_release << " | " << measured_hz_text(*run)
+               << " | " << median(run->baseline) << " | " << median(run->patched) << " | "
+               << (run->median_ratio > 0 ? cell(format_ratio_evidence(*run)) : "-") << " |\n";
+        }
+    }
 }
 
 } // namespace
@@ -141,8 +188,15 @@ std::string render_markdown(const ValidationReport& report,
     if (!report.build_dir_note.empty())
         md << "- " << report.build_dir_note << "\n";
     bool booted = std::find(report.levels.begin(), report.levels.end(), 4) != report.levels.end();
-    if (booted && !report.kernel_release.empty())
-        md << "- guest kernel: " << report.kernel_release << " in QEMU (TCG), emulated I2C TPM\n";
+    if (booted) {
+        md << "- guest kernels: built from the tree (tinyconfig + qemu/guest.config), HZ";
+        for (size_t i = 0; i < report.guest_hz.size(); ++i)
+            md << (i ? ", " : " ") << report.guest_hz[i];
+        md << " (" << report.guest_hz_source << ")";
+        if (!report.kernel_release.empty())
+            md << ", release " << report.kernel_release;
+        md << "; QEMU (TCG), emulated I2C TPM\n";
+    }
     md << "- levels:";
     for (int level : report.levels)
         md << " L" << level;
@@ -176,6 +230,8 @@ std::string render_markdown(const ValidationReport& report,
                 for (const auto& line : patch.levels[l].details)
                     md << "- L" << l + 1 << ": " << line << "\n";
         }
+        if (!patch.devices.empty())
+            write_hz_table(md, patch);
         for (const auto& run : patch.devices) {
             std::string chart = chart_index < chart_files.size() ? chart_files[chart_index] : "";
             ++chart_index;

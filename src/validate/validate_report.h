@@ -58,6 +58,7 @@ struct BootRun {
     std::string run_dir;   // console and back end logs
     int nice = 0;          // niceness QEMU and ksweep-tpmd ran at (GuestRunOptions::nice)
     double host_load = -1; // the host's 1-minute load average when the boot started (-1: unknown)
+    int measured_hz = 0;   // jiffies per second the guest counted (qemu/init.sh); 0: not measured
 };
 
 // The statistics of one variant over all its boots pooled.
@@ -71,7 +72,10 @@ struct VariantSummary {
 
 // L4 of one driver: both variants, interleaved boots, and the verdict.
 struct DeviceRun {
-    std::string driver;                              // the device registry entry booted
+    std::string driver;          // the device registry entry booted
+    int hz = 0;                  // CONFIG_HZ of the guest kernel it booted (one per --hz)
+    std::string guest_release;   // that kernel's release (its uname -r), built from the tree
+    std::string guest_build_dir; // where it was built (O=), "" when its build failed
     std::string command = "TPM2_PCR_Extend";         // what one extend is (the benchmark)
     std::string pcr_bank = "sha256";                 // the chain PCR 16 was checked against
     std::string profile;                             // path of the device profile
@@ -107,13 +111,15 @@ struct ValidationReport {
     std::string base_commit;
     std::string headers_dir;    // the tree's build dir L3 builds in
     std::string build_dir_note; // how it was chosen: kbuild::describe()
-    std::string kernel_release; // the guest kernel
+    std::string kernel_release; // the guest kernel, built from the tree (L4)
     int config_hz = 0;
-    std::vector<int> levels;   // requested
-    int boots = 0;             // per variant
-    std::uint32_t extends = 0; // per boot
-    std::string profile;       // device profile override ("" = each model's default)
-    std::string started_at;    // UTC, ISO 8601
+    std::vector<int> guest_hz;   // L4: one guest kernel per HZ, in this order
+    std::string guest_hz_source; // "--hz", or where the single HZ came from
+    std::vector<int> levels;     // requested
+    int boots = 0;               // per variant
+    std::uint32_t extends = 0;   // per boot
+    std::string profile;         // device profile override ("" = each model's default)
+    std::string started_at;      // UTC, ISO 8601
     double wall_seconds = 0;
     std::vector<PatchResult> patches;
     std::vector<std::string> errors; // problems outside any one patch

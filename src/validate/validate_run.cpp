@@ -21,6 +21,7 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <optional>
 #include <regex>
 #include <set>
@@ -156,6 +157,7 @@ class SeriesValidator {
     std::optional<LavaExport> lava_export_;
     std::optional<LavaResults> lava_results_;
     LavaBootKey lava_series_; // version, series and HZ of every job
+    std::map<int, std::string> guest_build_failures_; // HZ -> why its guest kernel did not build
 };
 
 void SeriesValidator::run() {
@@ -239,7 +241,6 @@ bool SeriesValidator::set_up_lava(const Series& series) {
         lava_series_.version = KSWEEP_VERSION;
         lava_series_.series = fs::absolute(options_.series_dir).lexically_normal().filename();
         lava_series_.series_sha256 = lava_series_sha256(options_.series_dir);
-        lava_series_.hz = report_.config_hz;
         if (!options_.lava_dir.empty())
             lava_export_.emplace(options_.lava_dir, options_.lava_artifacts_url);
         if (!options_.lava_results.empty()) {
@@ -437,32 +438,50 @@ void SeriesValidator::level_device(PatchResult& result, const std::vector<Kbuild
         }
         if (!booted.insert(device->driver).second)
             continue;
-        DeviceRunOptions run;
-        run.boots = options_.boots;
-        run.extends = options_.extends;
-        run.profile = options_.profile;
-        run.work_dir =
-            (fs::path(work_dir_) / ("l4-patch-" + std::to_string(result.number))).string();
-        run.on_progress = [this](const std::string& what) { progress("  L4: " + what); };
-        run.lava_export = lava_export_ ? &*lava_export_ : nullptr;
-        run.lava_results = lava_results_ ? &*lava_results_ : nullptr;
-        run.lava_key = lava_series_;
-        run.lava_key.patch = static_cast<int>(result.number);
-        run.lava_key.patch_sha256 =
-            lava_series_.series_sha256.empty() ? "" : file_sha256(result.path);
-        LevelResult one;
-        DeviceRun measured =
-            run_device_level(*device, snaps.baseline[i], snaps.patched[i], run, one);
-        if (!lava_export_) // jobs written, nothing measured: no table, no chart
-            result.devices.push_back(std::move(measured));
-        // The first failure decides the level; passes accumulate in the message.
-        if (level.status != LevelStatus::failed) {
-            level.status = one.status;
-            level.message = level.message.empty() || one.status == LevelStatus::failed
-                                ? modules[i].name + ": " + one.message
-                                : level.message + "; " + modules[i].name + ": " + one.message;
+        for (int hz : report_.guest_hz) {
+            std::string name = modules[i].name + " HZ=" + std::to_string(hz);
+            LevelResult one;
+            if (auto failed = guest_build_failures_.find(hz);
+                failed != guest_build_failures_.end()) {
+                // Built once per run: a guest kernel that failed for an earlier patch fails again.
+                one.status = LevelStatus::failed;
+                one.message = failed->second + " (as for an earlier patch; not built again)";
+            } else {
+                DeviceRunOptions run;
+                run.tree = options_.guest_tree.empty() ? options_.tree : options_.guest_tree;
+                run.hz = hz;
+                run.boots = options_.boots;
+                run.extends = options_.extends;
+                run.profile = options_.profile;
+                run.work_dir =
+                    (fs::path(work_dir_) / ("l4-patch-" + std::to_string(result.number))).string();
+                run.on_progress = [this](const std::string& what) { progress("  L4: " + what); };
+                run.lava_export = lava_export_ ? &*lava_export_ : nullptr;
+                run.lava_results = lava_results_ ? &*lava_results_ : nullptr;
+                run.lava_key = lava_series_;
+                run.lava_key.hz = hz;
+                run.lava_key.patch = static_cast<int>(result.number);
+                run.lava_key.patch_sha256 =
+                    lava_series_.series_sha256.empty() ? "" : file_sha256(result.path);
+                DeviceRun ran =
+                    run_device_level(*device, snaps.baseline[i], snaps.patched[i], run, one);
+                if (ran.guest_build_dir.empty())
+                    guest_build_failures_[hz] = one.message;
+                else
+                    report_.kernel_release = ran.guest_release;
+                // Jobs written, nothing measured: no table, no chart.
+                if (!lava_export_ && !ran.boots.empty())
+                    result.devices.push_back(std::move(ran));
+            }
+            // The first failure decides the level; passes accumulate in the message.
+            if (level.status != LevelStatus::failed) {
+                level.status = one.status;
+                level.message = level.message.empty() || one.status == LevelStatus::failed
+                                    ? name + ": " + one.message
+                                    : level.message + "; " + name + ": " + one.message;
+            }
+            level.details.insert(level.details.end(), one.details.begin(), one.details.end());
         }
-        level.details.insert(level.details.end(), one.details.begin(), one.details.end());
     }
     level.seconds = seconds_since(start);
     if (booted.empty()) {
@@ -512,13 +531,16 @@ ValidationReport run_validation(const ValidateOptions& options) {
             return report;
         }
     }
-    // The guest kernel: Debian's packaged one (the setup's).
-    try {
-        report.kernel_release = GuestEnvironment::load().kernel_release;
-    } catch (const std::exception&) {
-    }
     if (!report.headers_dir.empty())
         report.config_hz = read_config_hz(report.headers_dir).value_or(0);
+    report.guest_hz = options.hz;
+    report.guest_hz_source = "--hz";
+    if (report.guest_hz.empty()) {
+        report.guest_hz = {report.config_hz > 0 ? report.config_hz : 250};
+        report.guest_hz_source = report.config_hz > 0
+                                     ? "CONFIG_HZ of the build dir " + report.headers_dir
+                                     : "assumed: no CONFIG_HZ known for the tree (give --hz)";
+    }
 
     ValidateOptions effective = options;
     std::optional<TempDir> temporary_work; // without a work dir; removed unless --keep-work
@@ -554,9 +576,15 @@ ReportFiles write_report_files(const ValidationReport& report, const std::string
     std::vector<std::string> chart_names;
     for (const auto& patch : report.patches)
         for (const auto& run : patch.devices) {
-            std::string name = "patch-" + std::to_string(patch.number) + "-" + run.driver + ".svg";
-            std::string title = "Patch " + std::to_string(patch.number) + ", " + run.driver + ": " +
-                                run.command + " latency, baseline vs patched";
+            if (run.baseline.summary.count == 0 && run.patched.summary.count == 0) {
+                chart_names.push_back(""); // no extend ran: nothing to draw
+                continue;
+            }
+            std::string name = "patch-" + std::to_string(patch.number) + "-" + run.driver + "-hz" +
+                               std::to_string(run.hz) + ".svg";
+            std::string title = "Patch " + std::to_string(patch.number) + ", " + run.driver +
+                                ", HZ=" + std::to_string(run.hz) + ": " + run.command +
+                                " latency, baseline vs patched";
             fs::path svg = fs::path(dir) / name;
             std::ofstream(svg) << render_latency_svg(run, title);
             files.charts.push_back(svg.string());

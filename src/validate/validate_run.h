@@ -19,11 +19,17 @@ struct ValidateOptions {
     int boots = 2;               // per variant, L4
     std::uint32_t extends = 200; // per boot, L4
     std::string profile;         // device profile override
-    std::string headers_dir;     // the tree's build dir; default: resolve_build_dir()
-    std::string build_dir_note;  // how the caller chose it (kbuild::describe)
-    std::string cache_dir;       // default: ~/.cache/ksweep (module builds, scratch repos)
-    std::string work_dir;        // scratch clone, snapshots, boot logs; default: a temp dir
-    bool keep_work = false;      // keep work_dir afterwards (boot logs); a given work_dir is kept
+    // L4: the guest kernels' HZ, each its own build of the tree (the L4 matrix); empty: the build
+    // dir's CONFIG_HZ, else 250, and the report says which.
+    std::vector<int> hz;
+    // L4: the whole tree the guest kernel is built from; default: `tree`. A sparse checkout of
+    // the series' base (what the tests validate) cannot be built: give the tree it came from.
+    std::string guest_tree;
+    std::string headers_dir;    // the tree's build dir; default: resolve_build_dir()
+    std::string build_dir_note; // how the caller chose it (kbuild::describe)
+    std::string cache_dir;      // default: ~/.cache/ksweep (module builds, scratch repos)
+    std::string work_dir;       // scratch clone, snapshots, boot logs; default: a temp dir
+    bool keep_work = false;     // keep work_dir afterwards (boot logs); a given work_dir is kept
     // LAVA, --series only: with lava_dir every L4 boot becomes a job in it (lava_export.h)
     // instead of booting here; with lava_results the boots are read back (lava_results.h).
     std::string lava_dir, lava_artifacts_url;

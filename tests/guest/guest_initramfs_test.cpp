@@ -3,7 +3,6 @@
 #include "core/file_io.h"
 #include "core/process.h"
 #include "guest/guest_initramfs.h"
-#include "guest/guest_modules.h"
 #include "require_env.h"
 
 #include <filesystem>
@@ -87,63 +86,6 @@ TEST(StaticExecutable, TellsStaticFromDynamic) {
     EXPECT_TRUE(is_static_executable("/bin/busybox"));
 }
 
-// A modules directory shaped like /lib/modules/<release>: modules.dep lists dependencies so
-// that loading them last-first works.
-class FakeModules : public ::testing::Test {
-  protected:
-    void SetUp() override {
-        write(dir_.path() / "modules.dep",
-              "kernel/drivers/virtio/virtio_ring.ko:\n"
-              "kernel/drivers/virtio/virtio.ko: kernel/drivers/virtio/virtio_ring.ko\n"
-              "kernel/drivers/virtio/virtio_pci.ko.xz: kernel/drivers/virtio/virtio-pci-legacy.ko "
-              "kernel/drivers/virtio/virtio.ko kernel/drivers/virtio/virtio_ring.ko\n"
-              "kernel/drivers/virtio/virtio-pci-legacy.ko:\n");
-        write(dir_.path() / "modules.builtin", "kernel/drivers/char/tpm/tpm.ko\n");
-    }
-    TempDir dir_{kTempPrefix};
-};
-
-TEST_F(FakeModules, DependenciesComeFirstOnce) {
-    auto m = resolve_image_modules(dir_.path().string(), {"virtio", "virtio_pci", "tpm"});
-    std::vector<std::string> names;
-    for (const auto& p : m.load_order)
-        names.push_back(fs::path(p).filename().string());
-    EXPECT_EQ(names, (std::vector<std::string>{"virtio_ring.ko", "virtio.ko",
-                                               "virtio-pci-legacy.ko", "virtio_pci.ko.xz"}));
-    EXPECT_EQ(m.builtin, std::vector<std::string>{"tpm"});
-    // '-' and '_' name the same module.
-    EXPECT_EQ(resolve_image_modules(dir_.path().string(), {"virtio_pci_legacy"}).load_order.size(),
-              1u);
-}
-
-TEST_F(FakeModules, AnUnknownModuleIsNamed) {
-    try {
-        resolve_image_modules(dir_.path().string(), {"no_such_mod"});
-        FAIL() << "expected an error";
-    } catch (const std::runtime_error& e) {
-        EXPECT_NE(std::string(e.what()).find("no_such_mod"), std::string::npos);
-    }
-}
-
-TEST(ImageModules, NoModulesDirIsAClearError) {
-    EXPECT_THROW(resolve_image_modules("/nonexistent/modules", {"virtio"}), std::runtime_error);
-}
-
-TEST(ImageModules, CompressedModulesAreDecompressed) {
-    TempDir dir{kTempPrefix};
-    std::string elf = std::string("\x7f"
-                                  "ELF",
-                                  4) +
-                      std::string(100, 'm');
-    write(dir.path() / "m.ko", elf);
-    ASSERT_EQ(shell("xz -k m.ko && mv m.ko.xz x.ko.xz", dir.path()).status, 0);
-    EXPECT_EQ(read_module_uncompressed((dir.path() / "x.ko.xz").string()), elf);
-    EXPECT_EQ(read_module_uncompressed((dir.path() / "m.ko").string()), elf);
-    EXPECT_EQ(uncompressed_module_name("/a/b/virtio_pci.ko.xz"), "virtio_pci.ko");
-    write(dir.path() / "bad.ko.xz", "not xz");
-    EXPECT_THROW(read_module_uncompressed((dir.path() / "bad.ko.xz").string()), std::runtime_error);
-}
-
 TEST(Initramfs, HoldsInitBusyboxProgramAndModulesInOrder) {
     if (!is_static_executable("/bin/busybox"))
         KSWEEP_SKIP_OR_FAIL("busybox-static not installed");
@@ -155,13 +97,11 @@ TEST(Initramfs, HoldsInitBusyboxProgramAndModulesInOrder) {
                       "module";
     write(dir.path() / "mods/b.ko", elf);
     write(dir.path() / "mods/a.ko", elf);
-    ASSERT_EQ(shell("xz mods/a.ko", dir.path()).status, 0);
 
     InitramfsContents contents;
     contents.init_script = (dir.path() / "init.sh").string();
     contents.extend_program = "/bin/busybox"; // any static executable will do here
-    contents.modules = {(dir.path() / "mods/b.ko").string(),
-                        (dir.path() / "mods/a.ko.xz").string()};
+    contents.modules = {(dir.path() / "mods/b.ko").string(), (dir.path() / "mods/a.ko").string()};
     std::string first = build_initramfs(contents, (dir.path() / "cache").string());
     EXPECT_EQ(build_initramfs(contents, (dir.path() / "cache").string()), first); // cached
 

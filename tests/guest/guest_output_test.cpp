@@ -130,4 +130,16 @@ TEST(GuestOutput, AKernelMessageBeforeOurTextOnTheSameLine) {
 }
 
 } // namespace
+// init.sh counts the guest's HZ; the note judges it by the nearest HZ Kconfig offers.
+TEST(GuestOutput, TheHzTheGuestCountedIsReadAndJudged) {
+    GuestReport r = parse_guest_output("ksweep-guest: hz measured=216\n");
+    ASSERT_TRUE(r.measured_hz);
+    EXPECT_EQ(*r.measured_hz, 216);
+    EXPECT_EQ(measured_hz_note(r, 250), ", the guest counted 216");
+    EXPECT_EQ(measured_hz_note(r, 1000), ", but the guest counted 216 (HZ=250?)");
+    r = parse_guest_output("ksweep-guest: hz measured=unknown (no /proc/timer_list)\n");
+    EXPECT_FALSE(r.measured_hz);
+    EXPECT_EQ(measured_hz_note(r, 250), ", not measured in the guest");
+}
+
 } // namespace ksweep::validate

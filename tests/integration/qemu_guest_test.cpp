@@ -1,6 +1,8 @@
-// End to end: Debian's unmodified 6.1 tpm_i2c_nuvoton driver in a QEMU guest talking to
-// ksweep-tpmd over vhost-user-i2c. The chip probes, /dev/tpm0 appears, every extend succeeds
-// and the final PCR 16 equals the host's hash chain. Minutes, not hours: a few extends only.
+// End to end: Debian's unmodified 6.1 tpm_i2c_nuvoton driver, built against a guest kernel built
+// from the same tree (the first test to run builds it, minutes, then it is cached), in a QEMU
+// guest talking to ksweep-tpmd over vhost-user-i2c. The chip probes, /dev/tpm0 appears, every
+// extend succeeds and the final PCR 16 equals the host's hash chain. Minutes, not hours: a few
+// extends only.
 #include "core/cache_dir.h"
 #include "core/file_io.h"
 #include "guest/guest_benchmark.h"
@@ -13,6 +15,7 @@
 #include <fstream>
 #include <gtest/gtest.h>
 #include <sstream>
+#include <tuple>
 #include <unistd.h>
 
 namespace fs = std::filesystem;
@@ -84,11 +87,19 @@ TEST_F(QemuGuest, BaselineDriverProbesExtendsAndThePcrMatches) {
     // The device saw the extends too.
     EXPECT_NE(run.stats.find("\"TPM2_PCR_Extend\": 8"), std::string::npos) << run.stats;
     EXPECT_TRUE(fs::exists(run.console_log));
-    // The PVH vmlinux extracted from Debian's vmlinuz boots, not the XZ bzImage (~5 s saved).
+    // The guest ran the tree's own kernel, built by ksweep (cached; cold on a fresh machine), as
+    // a PVH vmlinux, at the HZ asked for, and counted that HZ itself.
     std::string console = read_file(run.console_log).value_or("");
-    EXPECT_NE(console.find("-kernel " + ksweep::cache_dir() + "/kernel/vmlinux-"),
+    EXPECT_NE(console.find("-kernel " + ksweep::cache_dir() + "/guest-kernels/linux-6.1."),
               std::string::npos)
         << console.substr(0, 400);
+    EXPECT_EQ(result.guest.hz, 250);
+    EXPECT_EQ(result.guest.release.rfind("6.1.", 0), 0u) << result.guest.release;
+    EXPECT_TRUE(has_phase(report, "init kernel=" + result.guest.release + " "))
+        << "the modules loaded into the kernel they were built against";
+    ASSERT_TRUE(report.measured_hz);
+    // Half a second of jiffies under TCG on a loaded host loses ticks (216 seen at HZ=250).
+    EXPECT_NEAR(*report.measured_hz, 250, 40);
     if (geteuid() == 0) { // CAP_SYS_NICE: QEMU and the back end ran ahead of other host work
         EXPECT_EQ(run.nice, -10);
     }
@@ -216,6 +227,35 @@ TEST_F(QemuGuest, CommandLineRunsOneBootAndPrintsTheSummary) {
     for (size_t at = 0; (at = trace.find("] W 0x2e 00 20\n", at)) != std::string::npos; ++at)
         ++go;
     EXPECT_GE(go, 3u) << trace.substr(0, 2000);
+}
+
+// The output and exit status of a ksweep command line.
+std::pair<int, std::string> ksweep_cli(const std::string& args) {
+    FILE* pipe = popen((std::string(KSWEEP_BINARY) + " " + args + " 2>&1").c_str(), "r");
+    std::string output;
+    char buffer[1024];
+    while (pipe && fgets(buffer, sizeof buffer, pipe))
+        output += buffer;
+    int status = pipe ? pclose(pipe) : -1;
+    return {WEXITSTATUS(status), output};
+}
+
+// x86's Kconfig offers HZ 100, 250, 300 and 1000: anything else is refused before any build.
+TEST(QemuGuestCli, AnHzKconfigDoesNotOfferIsAUsageError) {
+    auto [status, output] = ksweep_cli("guest --hz 500");
+    EXPECT_EQ(status, 2);
+    EXPECT_NE(output.find("--hz must be 100, 250, 300 or 1000"), std::string::npos) << output;
+    std::tie(status, output) = ksweep_cli("validate --series /nonexistent --hz 250,250 /tmp");
+    EXPECT_EQ(status, 2);
+    EXPECT_NE(output.find("--hz takes a list"), std::string::npos) << output;
+}
+
+// A guest kernel that cannot be built (here: not a whole tree) exits 2 with why, before QEMU.
+TEST(QemuGuestCli, AGuestKernelThatCannotBeBuiltExits2) {
+    TempDir tree{"ksweep-not-a-tree"};
+    auto [status, output] = ksweep_cli("guest --tree " + tree.path().string());
+    EXPECT_EQ(status, 2) << output;
+    EXPECT_NE(output.find("is not a whole kernel tree"), std::string::npos) << output;
 }
 
 TEST(QemuGuestCli, MissingDriverSourceIsAUsageError) {

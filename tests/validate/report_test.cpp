@@ -54,6 +54,69 @@ ValidationReport sample_report() {
     return r;
 }
 
+// The seed's table: one row per guest HZ, baseline vs patched medians and their ratio, each row
+// naming the guest kernel and the HZ the guest counted.
+TEST(ReportTest, OneRowPerGuestHzWithItsKernelAndRatio) {
+    ValidationReport r = sample_report();
+    r.guest_hz = {250, 1000};
+    r.guest_hz_source = "--hz";
+    r.kernel_release = "6.12.117";
+    PatchResult& p = r.patches.front();
+    DeviceRun& at250 = p.devices.front();
+    at250.hz = 250;
+    at250.guest_release = "6.12.117";
+    for (auto& b : at250.boots)
+        b.measured_hz = 250;
+    DeviceRun at1000;
+    at1000.driver = "tpm_i2c_nuvoton";
+    at1000.hz = 1000;
+    at1000.guest_release = "6.12.117";
+    at1000.extends = 20;
+    at1000.boots = {boot("baseline", 1, 8000000, 20), boot("patched", 1, 2600000, 20)};
+    for (auto& b : at1000.boots)
+        b.measured_hz = 1000;
+    summarize_device_run(at1000);
+    p.devices.push_back(at1000);
+
+    std::string md = render_markdown(r);
+    EXPECT_NE(md.find("HZ 250, 1000 (--hz), release 6.12.117"), std::string::npos) << md;
+    EXPECT_NE(md.find("### Patch 1, tpm_i2c_nuvoton: per HZ"), std::string::npos) << md;
+    EXPECT_TRUE(std::regex_search(
+        md,
+        std::regex(
+            R"(\| 250 \| 6\.12\.117 \| 250 \| [0-9.]+ ms \| [0-9.]+ ms \| median ratio 0\.11x)")))
+        << md;
+    EXPECT_TRUE(std::regex_search(
+        md,
+        std::regex(
+            R"(\| 1000 \| 6\.12\.117 \| 1000 \| [0-9.]+ ms \| [0-9.]+ ms \| median ratio 0\.3)")))
+        << md;
+    EXPECT_NE(md.find("### Patch 1, tpm_i2c_nuvoton in QEMU, HZ=1000"), std::string::npos);
+
+    std::string js = render_json(r);
+    EXPECT_NE(js.find("\"guest_hz\": [250, 1000]"), std::string::npos) << js.substr(0, 800);
+    EXPECT_NE(js.find("\"hz\": 1000, \"guest_release\": \"6.12.117\""), std::string::npos);
+    EXPECT_NE(js.find("\"measured_hz\": 1000"), std::string::npos);
+}
+
+// A variant whose boots ran no extend has no median and no violations to report: it says so
+// instead of "0.0 us" and "none".
+TEST(ReportTest, AVariantWithoutExtendsSaysSo) {
+    ValidationReport r = sample_report();
+    DeviceRun& run = r.patches.front().devices.front();
+    for (auto& b : run.boots)
+        if (b.variant == "patched") {
+            b.samples.clear();
+            b.ok = b.pcr_passed = false;
+            b.message = "the guest stopped in phase 'probe'";
+        }
+    summarize_device_run(run);
+    std::string md = render_markdown(r);
+    EXPECT_NE(md.find("patched no extends ran."), std::string::npos) << md;
+    EXPECT_NE(md.find("| no extends ran | -"), std::string::npos) << md;
+    EXPECT_EQ(md.find("0.0 us"), std::string::npos) << md;
+}
+
 TEST(ReportTest, DurationsInTheUnitAReaderExpects) {
     EXPECT_EQ(format_duration_us(812.4), "812 us");
     EXPECT_EQ(format_duration_us(12345), "12.3 ms");

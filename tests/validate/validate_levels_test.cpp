@@ -269,17 +269,21 @@ class ValidateRunTest : public ::testing::Test {
             pclose(p);
         return out;
     }
-    // A format-patch mail changing kfoo.c's return value from `from` to `to`.
-    void write_patch(const std::string& name, int number, int from, int to) {
-        write(root_ / "series" / name,
+    // A format-patch mail changing `file`'s one function (`int name(void) { return N; }`) from
+    // returning `from` to returning `to`; kfoo.c by default.
+    void write_patch(const std::string& patch, int number, int from, int to,
+                     const std::string& file = "drivers/misc/kfoo/kfoo.c",
+                     const std::string& function = "kfoo",
+                     const std::string& prefix = "misc: kfoo") {
+        write(root_ / "series" / patch,
               "From 0000000000000000000000000000000000000000 Mon Sep 17 00:00:00 2001\n"
               "From: T <t@t>\nDate: Mon, 1 Jan 2024 00:00:00 +0000\n"
               "Subject: [PATCH " +
-                  std::to_string(number) + "/2] misc: kfoo: return " + std::to_string(to) +
+                  std::to_string(number) + "/2] " + prefix + ": return " + std::to_string(to) +
                   "\n\nWhy.\n\nSigned-off-by: T <t@t>\n---\n"
-                  "diff --git a/drivers/misc/kfoo/kfoo.c b/drivers/misc/kfoo/kfoo.c\n"
-                  "--- a/drivers/misc/kfoo/kfoo.c\n+++ b/drivers/misc/kfoo/kfoo.c\n"
-                  "@@ -1,4 +1,4 @@\n int kfoo(void)\n {\n-\treturn " +
+                  "diff --git a/" +
+                  file + " b/" + file + "\n--- a/" + file + "\n+++ b/" + file +
+                  "\n@@ -1,4 +1,4 @@\n int " + function + "(void)\n {\n-\treturn " +
                   std::to_string(from) + ";\n+\treturn " + std::to_string(to) +
                   ";\n }\n-- \n2.39.5\n\n");
     }
@@ -328,6 +332,36 @@ TEST_F(ValidateRunTest, PatchThatDoesNotApplyFailsL1AndLaterLevelsAreNotRun) {
     EXPECT_EQ(tree_status(), "");
     std::string head = "git -C '" + tree_.string() + "' log --oneline | wc -l | grep -qx 1";
     EXPECT_EQ(std::system(head.c_str()), 0);
+}
+
+// A guest kernel that cannot be built fails L4 in one line, once: the next patch says so without
+// building it again, and no device run (no figure, no "n=0") is reported for either.
+TEST_F(ValidateRunTest, AGuestKernelThatCannotBeBuiltFailsL4OnceInOneLine) {
+    write(tree_ / "drivers/char/tpm/Makefile",
+          "obj-$(CONFIG_TCG_TIS_I2C_NUVOTON) += tpm_i2c_nuvoton.o\n");
+    write(tree_ / "drivers/char/tpm/tpm_i2c_nuvoton.c", "int nuvoton(void)\n{\n\treturn 1;\n}\n");
+    run("git add -A && git -c user.name=t -c user.email=t@t commit -qm nuvoton");
+    for (int n : {1, 2})
+        write_patch("000" + std::to_string(n) + "-nuvoton.patch", n, n, n + 1,
+                    "drivers/char/tpm/tpm_i2c_nuvoton.c", "nuvoton", "tpm: nuvoton");
+    ValidateOptions o = options();
+    o.levels = {1, 4};
+    ValidationReport r = run_validation(o);
+    ASSERT_TRUE(r.errors.empty()) << r.errors.front();
+    ASSERT_EQ(r.patches.size(), 2u);
+    EXPECT_EQ(r.guest_hz, std::vector<int>{250}) << "the headers' CONFIG_HZ";
+    const LevelResult& first = r.patches[0].levels[3];
+    EXPECT_EQ(first.status, LevelStatus::failed);
+    EXPECT_EQ(first.message.find('\n'), std::string::npos) << first.message;
+    EXPECT_NE(first.message.find("tpm_i2c_nuvoton HZ=250: guest kernel (HZ=250): "),
+              std::string::npos)
+        << first.message;
+    EXPECT_NE(first.message.find("is not a whole kernel tree"), std::string::npos) << first.message;
+    const LevelResult& second = r.patches[1].levels[3];
+    EXPECT_EQ(second.status, LevelStatus::failed);
+    EXPECT_NE(second.message.find("not built again"), std::string::npos) << second.message;
+    EXPECT_TRUE(r.patches[0].devices.empty());
+    EXPECT_TRUE(r.patches[1].devices.empty());
 }
 
 TEST_F(ValidateRunTest, GitRangeIsValidatedFromItsFirstCommit) {
