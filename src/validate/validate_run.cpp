@@ -156,7 +156,7 @@ class SeriesValidator {
     std::unique_ptr<ScratchCheckout> checkout_;
     std::optional<LavaExport> lava_export_;
     std::optional<LavaResults> lava_results_;
-    LavaBootKey lava_series_; // version, series and HZ of every job
+    LavaBootKey lava_series_;                         // version, series and HZ of every job
     std::map<int, std::string> guest_build_failures_; // HZ -> why its guest kernel did not build
 };
 

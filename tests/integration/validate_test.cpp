@@ -305,8 +305,8 @@ namespace {
 TEST_F(HistoricalNuvoton, LavaWritesOneValidJobPerBootAndAJobWithoutResultsIsRefused) {
     std::string lava = tmp.path() + "/lava";
     auto v = run(ksweep("validate --series " + quote(series) + " --levels 1,4 -n 5 --boots 2 " +
-                        "--lava " + quote(lava) + " -o " + quote(tmp.path() + "/jobs") + " " +
-                        quote(clone)));
+                        "--lava " + quote(lava) + " --guest-tree " + quote(tree) + " -o " +
+                        quote(tmp.path() + "/jobs") + " " + quote(clone)));
     ASSERT_EQ(v.status, 0) << v.output;
     std::string manifest = lava + "/manifest.json";
     EXPECT_EQ(json_query(manifest, "len(r['jobs'])"), "4");
@@ -331,8 +331,8 @@ TEST_F(HistoricalNuvoton, LavaWritesOneValidJobPerBootAndAJobWithoutResultsIsRef
                   .status,
               0);
     auto r = run(ksweep("validate --series " + quote(series) + " --levels 1,4 -n 5 --boots 2 " +
-                        "--lava-results " + quote(results) + " -o " +
-                        quote(tmp.path() + "/report") + " " + quote(clone)));
+                        "--lava-results " + quote(results) + " --guest-tree " + quote(tree) +
+                        " -o " + quote(tmp.path() + "/report") + " " + quote(clone)));
     EXPECT_EQ(r.status, 1) << r.output;
     EXPECT_NE(r.output.find("no results: neither results.yaml"), std::string::npos) << r.output;
 }
