@@ -32,7 +32,10 @@ Advice FixAdvisor::for_call(const std::string& path, const std::string& text,
 
 Advice FixAdvisor::for_macro_use(const std::string& path, const std::string& text,
                                  const std::vector<Finding>& findings, const Finding& use) {
-    const auto [body_file, body_line] = split_location(use.defined_at);
+    // Named, not structured bindings: clang 14 (clang-tidy's) cannot capture those in a lambda.
+    const auto location = split_location(use.defined_at);
+    const std::string& body_file = location.first;
+    const unsigned body_line = location.second;
     const std::string* body_text = &text;
     const std::vector<Finding>* body_findings = &findings;
     if (body_file != path) {

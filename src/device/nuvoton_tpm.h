@@ -44,7 +44,7 @@ class NuvotonTpm final : public TpmModel {
     NuvotonTpm(Clock& clock, TpmEngine& engine, const DeviceProfile& profile, LogFn log);
 
     bool write(std::span<const uint8_t> data) override;
-    bool read(std::span<uint8_t> data) override;
+    bool read(std::span<uint8_t> out) override;
     const TpmChipStats& stats() const override { return fifo_.stats(); }
 
     // TPM_STS as a read now would return it, without counting or checking requirements.

@@ -46,7 +46,7 @@ class St33zp24Tpm final : public TpmModel {
     St33zp24Tpm(Clock& clock, TpmEngine& engine, const DeviceProfile& profile, LogFn log);
 
     bool write(std::span<const uint8_t> data) override;
-    bool read(std::span<uint8_t> data) override;
+    bool read(std::span<uint8_t> out) override;
     const TpmChipStats& stats() const override { return fifo_.stats(); }
 
     // As a read now would return them, without counting or checking requirements.

@@ -36,7 +36,7 @@ TPM_RESULT nvram_load(unsigned char** data, uint32_t* length, uint32_t tpm_numbe
     if (!in)
         return TPM_RETRY; // "no such state": libtpms manufactures a fresh TPM
     std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    *data = static_cast<unsigned char*>(std::malloc(bytes.size() ? bytes.size() : 1));
+    *data = static_cast<unsigned char*>(std::malloc(bytes.empty() ? 1 : bytes.size()));
     if (!*data)
         return TPM_FAIL;
     std::memcpy(*data, bytes.data(), bytes.size());

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ksweep::device {
@@ -43,7 +44,7 @@ I2cRequest parse_i2c_request(const std::vector<Segment>& chain, const GuestMemor
 // Serves the request queue: runs each request on the bus and completes it.
 class VirtioI2cDevice {
   public:
-    VirtioI2cDevice(I2cBus& bus, LogFn log) : bus_(bus), log_(log) {}
+    VirtioI2cDevice(I2cBus& bus, LogFn log) : bus_(bus), log_(std::move(log)) {}
 
     // Handles the chain at `head`; returns the number of bytes written into the chain (the used
     // length). Malformed requests get an error status when possible and are logged.

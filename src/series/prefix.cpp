@@ -238,7 +238,7 @@ std::string prefix_from_path(const Maintainers& maintainers, const std::string& 
     while (kGeneric.count(last_component(tag_dir)) &&
            std::count(tag_dir.begin(), tag_dir.end(), '/') > 2)
         tag_dir = tag_dir.substr(0, tag_dir.rfind('/', tag_dir.size() - 2) + 1);
-    const std::string tag = last_component(tag_dir);
+    std::string tag = last_component(tag_dir);
 
     // The driver: its module (or file), named after its own subdirectory when that is what the
     // module name is made of (tpm_st33zp24 in st33zp24/), without the "i2c-" style prefix that

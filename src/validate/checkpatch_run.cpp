@@ -37,7 +37,7 @@ CheckpatchCounts parse_checkpatch_output(std::string_view output) {
         std::string message = line;
         std::streampos after = in.tellg();
         std::string where;
-        if (std::getline(in, where) && where.rfind("#", 0) == 0)
+        if (std::getline(in, where) && where.rfind('#', 0) == 0)
             message += " (" + where + ")";
         else
             in.seekg(after);

@@ -12,7 +12,7 @@ namespace fs = std::filesystem;
 
 namespace ksweep::validate {
 
-LavaExport::LavaExport(std::string dir, std::string artifacts_url)
+LavaExport::LavaExport(const std::string& dir, std::string artifacts_url)
     : dir_(fs::absolute(dir).lexically_normal().string()),
       artifacts_url_(std::move(artifacts_url)) {
     if (artifacts_url_.empty())

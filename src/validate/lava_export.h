@@ -17,7 +17,7 @@ namespace ksweep::validate {
 class LavaExport {
   public:
     // `artifacts_url`: the base URL the lab fetches DIR/artifacts/ from; "" = file:// in DIR.
-    LavaExport(std::string dir, std::string artifacts_url);
+    LavaExport(const std::string& dir, std::string artifacts_url);
 
     // Writes the job of one boot; `run` is what the local boot would have run.
     void add_boot(const LavaBootKey& key, const guest::GuestRunOptions& run);

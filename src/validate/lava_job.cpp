@@ -92,6 +92,7 @@ std::vector<std::string> lava_test_steps(const LavaBootKey& key) {
         "tpm_extend --tpm " + key.tpm + " " + std::to_string(key.extends) +
             " /dev/tpm0 > /tmp/ksweep-extend.log 2>&1; echo \"status=$?\" >> "
             "/tmp/ksweep-extend.log",
+        // NOLINTNEXTLINE(bugprone-suspicious-missing-comma): one shell line, split for width
         "sed -n 's/^ksweep-extend: extend i=\\([0-9]*\\) ns=\\([0-9]*\\) rc=0x\\([0-9a-f]*\\)$/\\1 "
         "\\2 \\3/p' /tmp/ksweep-extend.log | while read i ns rc; do r=pass; [ \"$rc\" = 0 ] || "
         "r=fail; lava-test-case extend-$i --result $r --measurement $((ns / 1000)).$(printf %03d "
