@@ -51,8 +51,8 @@ Advice FixAdvisor::for_macro_use(const std::string& path, const std::string& tex
     });
     if (in_body == planned.end())
         return Advice{"", "", "", "no " + use.callee + "() call found at " + use.defined_at};
-    in_body->value_ms = use.value_ms;
-    in_body->actionable = rule_.actionable(use.value_ms);
+    in_body->value = use.value;
+    in_body->actionable = use.actionable; // judged with the use's value by the scan
     return for_call(body_file, *body_text, planned, *in_body);
 }
 

@@ -1,14 +1,9 @@
 #include "check/check_types.h"
 
-#include <cctype>
-
 namespace ksweep::check {
 
 std::string warning_type(const Rule& rule) {
-    std::string type = rule.functions.empty() ? rule.name : rule.functions.front();
-    for (char& c : type)
-        c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    return type;
+    return rule.type;
 }
 
 std::string unresolved_type(const Rule& rule) {
@@ -17,8 +12,8 @@ std::string unresolved_type(const Rule& rule) {
 
 std::string rule_calls(const Rule& rule) {
     std::string out;
-    for (const std::string& f : rule.functions)
-        out += (out.empty() ? "" : "/") + f + "()";
+    for (const CallForm& form : rule.calls)
+        out += (out.empty() ? "" : "/") + form.display();
     return out;
 }
 

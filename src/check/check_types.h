@@ -9,8 +9,8 @@
 
 namespace ksweep::check {
 
-// checkpatch.pl's own type for the same check: "MSLEEP" for msleep_small (the rule's first
-// function, upper case).
+// The rule's type: "MSLEEP" for msleep_small, as checkpatch.pl's own check (the YAML's `type`,
+// else its first function in upper case).
 std::string warning_type(const Rule& rule);
 // "MSLEEP_UNRESOLVED": the level is CHECK, as checkpatch prints what may not be a problem.
 std::string unresolved_type(const Rule& rule);

@@ -375,7 +375,8 @@ Warning PatchRun::warning(const Subject& s, const ScanResult& after, const NewSi
                    ? ", changed by this patch"
                    : ", added by this patch";
     };
-    const std::string value = std::to_string(*f.value_ms);
+    const std::string value =
+        f.unit == Unit::Milliseconds ? std::to_string(*f.value) : f.value_text();
     std::string what = f.call, resolved;
     if (site.via_macro) {
         what = f.call + " expands to " + f.callee + "(" + value + ") (" + f.defined_at +
@@ -389,11 +390,12 @@ Warning PatchRun::warning(const Subject& s, const ScanResult& after, const NewSi
     } else if (f.resolution == Resolution::Expression) {
         resolved = ": " + f.argument + " is " + value;
     }
-    const double predicted = f.predicted_sleep_ms > 0
-                                 ? f.predicted_sleep_ms
-                                 : predicted_msleep_ms(*f.value_ms, hz_, after.kernel);
-    w.message = what + " < " + std::to_string(rule_.threshold_ms) + "ms can sleep for up to " +
-                format_ms(predicted) + "ms at HZ=" + std::to_string(hz_) + resolved + "; " +
+    const std::string bound =
+        rule_.threshold == ThresholdPolicy::Checkpatch
+            ? " < " + std::to_string(rule_.threshold_ms) + "ms"
+            : " overshoots by more than " + std::to_string(rule_.overshoot_percent) + "%:";
+    w.message = what + bound + " can sleep for up to " + format_ms(f.predicted_sleep_ms) +
+                "ms at HZ=" + std::to_string(hz_) + resolved + "; " +
                 advice_text(s.path, w.advice) + "; see " + kSleepDocument;
     return w;
 }
@@ -420,7 +422,7 @@ void PatchRun::check_subject(const Subject& s, InputReport& report,
         lexical_before = scan(before_, s.old_path, *s.before, false);
         before = {&*lexical_before, &*s.before, !s.same_context && !options_.semantic};
         if (options_.semantic && !s.same_context &&
-            values_matter(rule_, after->scan, before, s.change ? nullptr : &changed)) {
+            values_matter(after->scan, before, s.change ? nullptr : &changed)) {
             resolved_before = scan(before_, s.old_path, *s.before, true);
             before = {&*resolved_before, &*s.before, true};
         }

@@ -27,7 +27,7 @@ OrderedJson finding_json(const Warning& w) {
         {"call", f.call},
         {"via_macro", w.via_macro ? OrderedJson(f.constant) : OrderedJson(nullptr)},
         {"argument", f.argument},
-        {"value_ms", f.value_ms ? OrderedJson(*f.value_ms) : OrderedJson(nullptr)},
+        {"value_ms", f.value ? OrderedJson(*f.value) : OrderedJson(nullptr)},
         {"resolution", to_string(f.resolution)},
         {"constant", f.constant},
         {"defined_at", f.defined_at},

@@ -68,7 +68,7 @@ std::multimap<std::string, std::optional<long long>> previous(const Before& befo
     std::multimap<std::string, std::optional<long long>> had;
     if (before.scan)
         for (const Keyed& k : keyed_sites(*before.scan))
-            had.emplace(k.key, k.finding->value_ms);
+            had.emplace(k.key, k.finding->value);
     if (before.text && !before.values) {
         // The lexical scan before found the direct calls; the macro uses are found by text.
         std::set<std::string> counted;
@@ -82,8 +82,16 @@ std::multimap<std::string, std::optional<long long>> previous(const Before& befo
     return had;
 }
 
-bool is_candidate(const Rule& rule, const Finding& f) {
-    return rule.actionable(f.value_ms) || names_unevaluated_constant(f);
+bool is_candidate(const Finding& f) {
+    return f.actionable || names_unevaluated_constant(f);
+}
+
+// Whether the call would have been actionable with the value it had before the patch.
+bool actionable_with(const Rule& rule, const ScanResult& after, Finding f,
+                     std::optional<long long> value) {
+    f.value = value;
+    judge_finding(f, rule, after.hz, after.extra_jiffy);
+    return f.actionable;
 }
 
 bool on_added_line(const Finding& f, const std::set<unsigned>& added) {
@@ -97,18 +105,18 @@ bool on_added_line(const Finding& f, const std::set<unsigned>& added) {
 
 } // namespace
 
-bool values_matter(const Rule& rule, const ScanResult& after, const Before& before,
+bool values_matter(const ScanResult& after, const Before& before,
                    const std::set<std::string>* naming) {
     const std::vector<Keyed> sites = keyed_sites(after);
     const auto had = previous(before, sites);
     return std::any_of(sites.begin(), sites.end(), [&](const Keyed& k) {
-        return is_candidate(rule, *k.finding) && had.count(k.key) &&
+        return is_candidate(*k.finding) && had.count(k.key) &&
                (!naming || names_any(k.finding->call, *naming));
     });
 }
 
 bool names_unevaluated_constant(const Finding& f) {
-    if (!f.unevaluated || f.value_ms)
+    if (!f.unevaluated || f.value)
         return false;
     const FileIndex tokens(f.argument);
     return std::any_of(tokens.tokens().begin(), tokens.tokens().end(), [](const FileToken& t) {
@@ -135,7 +143,7 @@ std::vector<NewSite> new_sites(const Rule& rule, const ScanResult& after, const 
         const bool same_text = first != last;
         auto same = first;
         if (before.values)
-            same = std::find_if(first, last, [&](const auto& h) { return h.second == f.value_ms; });
+            same = std::find_if(first, last, [&](const auto& h) { return h.second == f.value; });
         const bool same_call = same != last;
         // The same text with another value: its old self is used up all the same.
         const std::optional<long long> old_value = same_call   ? same->second
@@ -144,10 +152,11 @@ std::vector<NewSite> new_sites(const Rule& rule, const ScanResult& after, const 
         if (same_text)
             had.erase(same_call ? same : first);
         NewSite site{&f, k.via_macro, on_added_line(f, added), false};
-        if (rule.actionable(f.value_ms)) {
+        if (f.actionable) {
             // A call the patch does not touch that was small already is not brought in by it,
             // whatever it now sleeps.
-            const bool was_small = same_text && !site.on_added_line && rule.actionable(old_value);
+            const bool was_small = same_text && !site.on_added_line &&
+                                   actionable_with(rule, after, f, old_value);
             if (!same_call && !was_small)
                 out.push_back(site);
             continue;

@@ -42,7 +42,7 @@ std::vector<NewSite> new_sites(const Rule& rule, const ScanResult& after, const 
 // Whether comparing values could change the verdict: a call that would be reported (small,
 // or an unevaluated constant) has the same text before (a lexical scan is enough to tell),
 // and, with `naming`, names one of those names. When not, the values before need no parse.
-bool values_matter(const Rule& rule, const ScanResult& after, const Before& before,
+bool values_matter(const ScanResult& after, const Before& before,
                    const std::set<std::string>* naming);
 
 // An argument that names a constant (a macro or enumerator, upper case by kernel convention)

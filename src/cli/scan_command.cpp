@@ -37,12 +37,12 @@ Json finding_json(const Finding& f) {
         {"callee", f.callee},
         {"call", f.call},
         {"argument", f.argument},
-        {"value_ms", f.value_ms ? Json(*f.value_ms) : Json(nullptr)},
+        {"value_ms", f.value ? Json(*f.value) : Json(nullptr)},
         {"resolution", std::string(to_string(f.resolution))},
         {"constant", string_or_null(f.constant)},
         {"defined_at", string_or_null(f.defined_at)},
         {"engine", std::string(to_string(f.engine))},
-        {"predicted_sleep_ms", f.value_ms ? json_number(f.predicted_sleep_ms) : Json(nullptr)},
+        {"predicted_sleep_ms", f.value ? json_number(f.predicted_sleep_ms) : Json(nullptr)},
         {"actionable", f.actionable},
         {"inactive", f.inactive},
         {"in_macro_body", f.in_macro_body},
@@ -120,9 +120,9 @@ void print_text(const Rule& rule, const ScanResult& r) {
                 "RESOLVED", "SLEEPS", "NOTES");
     for (const auto& f : r.findings) {
         std::string where = f.file + ":" + std::to_string(f.line) + ":" + std::to_string(f.column);
-        std::string value = f.value_ms ? std::to_string(*f.value_ms) + " ms" : "?";
+        std::string value = f.value ? std::to_string(*f.value) + " ms" : "?";
         char sleeps[32] = "";
-        if (f.value_ms)
+        if (f.value)
             std::snprintf(sleeps, sizeof sleeps, "%.1f ms", f.predicted_sleep_ms);
         std::string notes;
         auto add = [&](const std::string& n) { notes += (notes.empty() ? "" : "; ") + n; };

@@ -30,4 +30,20 @@ std::string_view to_string(Engine e) {
     return "lexical";
 }
 
+std::optional<double> Finding::requested_ms() const {
+    if (!value)
+        return std::nullopt;
+    return unit == Unit::Microseconds ? static_cast<double>(*value) / 1000 : *value;
+}
+
+std::optional<long long> Finding::requested_us() const {
+    if (!value)
+        return std::nullopt;
+    return unit == Unit::Microseconds ? *value : *value * 1000;
+}
+
+std::string Finding::value_text() const {
+    return value ? std::to_string(*value) + " " + std::string(to_string(unit)) : "?";
+}
+
 } // namespace ksweep

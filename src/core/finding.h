@@ -2,9 +2,13 @@
 // how, and by which engine. Every subcommand speaks in findings.
 #pragma once
 
+#include "core/rule.h"
+
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace ksweep {
 
@@ -19,11 +23,17 @@ struct Finding {
     unsigned line = 0; // 1-based, of the callee's name
     unsigned column = 0;
     std::string function; // enclosing function; empty at file scope (e.g. inside a #define)
-    std::string callee;   // "msleep"
+    std::string rule;     // the rule that found it, "msleep_small"
+    std::string callee;   // "msleep", "schedule_timeout_uninterruptible"
+    std::string through;  // the conversion call around the argument, "msecs_to_jiffies"; or ""
     std::string call;     // source text of the whole call, "msleep(TPM_TIMEOUT)"
-    std::string argument; // source text of the argument, "TPM_TIMEOUT"
+    std::string argument; // source text of the value, "TPM_TIMEOUT" (inside through(...))
 
-    std::optional<long long> value_ms; // empty when the argument is not a constant
+    std::optional<long long> value; // in `unit`; empty when the argument is not a constant
+    Unit unit = Unit::Milliseconds;
+    // Whether the call's result is used ("ret = msleep_interruptible(5)"); empty when the
+    // engine cannot tell (a call spelled in a #define).
+    std::optional<bool> result_used;
     Resolution resolution = Resolution::Unresolved;
     std::string constant;   // the macro or enumerator named by the argument, if it is one name
     std::string defined_at; // "file:line" of that constant's definition (tree-relative when inside)
@@ -40,9 +50,17 @@ struct Finding {
     // "msleep(...)", [arg_begin, arg_end) the argument.
     unsigned call_begin = 0, call_end = 0, arg_begin = 0, arg_end = 0;
 
-    // Filled in from the rule and the sleep model once the value is known.
+    // Filled in from the rule and the sleep model once the value is known: the sleep at the
+    // scan's HZ, and at HZ 100, 250 and 1000 side by side.
     double predicted_sleep_ms = 0;
+    std::vector<std::pair<int, double>> predicted_by_hz;
     bool actionable = false;
+
+    // The request in milliseconds (500 us is 0.5), and in microseconds.
+    std::optional<double> requested_ms() const;
+    std::optional<long long> requested_us() const;
+    // "5 ms", "500 us", "?" when unknown.
+    std::string value_text() const;
 };
 
 } // namespace ksweep

@@ -5,6 +5,7 @@
 #include "core/yaml_checks.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <sstream>
 #include <yaml-cpp/yaml.h>
@@ -75,6 +76,71 @@ std::vector<std::string> parse_strings(const std::string& path, const YAML::Node
     return out;
 }
 
+Unit parse_unit(const std::string& path, const YAML::Node& node) {
+    auto s = node.as<std::string>();
+    if (s == "ms")
+        return Unit::Milliseconds;
+    if (s == "us")
+        return Unit::Microseconds;
+    Yaml::fail(path, node.Mark(), "unit must be ms or us, not '" + s + "'");
+}
+
+SleepModel parse_sleep_model(const std::string& path, const YAML::Node& node) {
+    auto s = node.as<std::string>();
+    if (s == "msleep")
+        return SleepModel::Msleep;
+    if (s == "jiffies")
+        return SleepModel::Jiffies;
+    Yaml::fail(path, node.Mark(), "sleep must be msleep or jiffies, not '" + s + "'");
+}
+
+FixPolicy parse_fix(const std::string& path, const YAML::Node& node) {
+    auto s = node.as<std::string>();
+    if (s == "always")
+        return FixPolicy::Always;
+    if (s == "unused_result")
+        return FixPolicy::UnusedResult;
+    if (s == "never")
+        return FixPolicy::Never;
+    Yaml::fail(path, node.Mark(), "fix must be always, unused_result or never, not '" + s + "'");
+}
+
+CallForm parse_call_form(const std::string& path, const YAML::Node& node) {
+    Yaml::require_map(path, node, "a call form");
+    Yaml::reject_unknown_keys(path, node,
+                              {"call", "through", "unit", "sleep", "fix", "interruptible", "why"});
+    if (!node["call"])
+        Yaml::fail(path, node.Mark(), "a call form needs 'call' (the callee's name)");
+    CallForm form;
+    form.callee = read_as<std::string>(path, node, "call", "a string");
+    if (node["through"])
+        form.through = read_as<std::string>(path, node, "through", "a string");
+    if (node["unit"])
+        form.unit = parse_unit(path, node["unit"]);
+    if (node["sleep"])
+        form.sleep = parse_sleep_model(path, node["sleep"]);
+    if (node["fix"])
+        form.fix = parse_fix(path, node["fix"]);
+    if (node["interruptible"])
+        form.interruptible = read_as<bool>(path, node, "interruptible", "true or false");
+    if (node["why"])
+        form.why_not = read_as<std::string>(path, node, "why", "a string");
+    if (form.fix == FixPolicy::Never && form.why_not.empty())
+        Yaml::fail(path, node.Mark(), "a form with 'fix: never' needs 'why' (said in the report)");
+    if (form.sleep == SleepModel::Jiffies && form.through.empty())
+        Yaml::fail(path, node.Mark(), "'sleep: jiffies' needs 'through' (the conversion call)");
+    return form;
+}
+
+ThresholdPolicy parse_threshold(const std::string& path, const YAML::Node& node) {
+    auto s = node.as<std::string>();
+    if (s == "checkpatch")
+        return ThresholdPolicy::Checkpatch;
+    if (s == "hz")
+        return ThresholdPolicy::Hz;
+    Yaml::fail(path, node.Mark(), "threshold must be checkpatch or hz, not '" + s + "'");
+}
+
 const RuleOverride* best_override(const std::vector<RuleOverride>& overrides,
                                   const std::string& path) {
     const RuleOverride* best = nullptr;
@@ -87,8 +153,43 @@ const RuleOverride* best_override(const std::vector<RuleOverride>& overrides,
 
 } // namespace
 
+std::string_view to_string(Unit unit) {
+    return unit == Unit::Microseconds ? "us" : "ms";
+}
+
+std::string CallForm::display() const {
+    return callee + "(" + (through.empty() ? "" : through + "()") + ")";
+}
+
+void Rule::add(CallForm form) {
+    if (!is_rule_function(form.callee))
+        functions.push_back(form.callee);
+    calls.push_back(std::move(form));
+}
+
 bool Rule::is_rule_function(const std::string& callee) const {
     return std::find(functions.begin(), functions.end(), callee) != functions.end();
+}
+
+const CallForm* Rule::form_for(const std::string& callee, const std::string& via) const {
+    for (const CallForm& form : calls)
+        if (form.callee == callee && form.through == via)
+            return &form;
+    return nullptr;
+}
+
+bool Rule::takes_through(const std::string& callee) const {
+    return std::any_of(calls.begin(), calls.end(), [&](const CallForm& form) {
+        return form.callee == callee && !form.through.empty();
+    });
+}
+
+bool Rule::actionable(std::optional<double> requested_ms, double predicted_ms) const {
+    if (!requested_ms || *requested_ms <= 0)
+        return false;
+    if (threshold == ThresholdPolicy::Checkpatch)
+        return *requested_ms < static_cast<double>(threshold_ms);
+    return (predicted_ms - *requested_ms) * 100 > overshoot_percent * *requested_ms;
 }
 
 Slack Rule::slack_for(const std::string& path) const {
@@ -121,21 +222,48 @@ long long slack_us(const Slack& slack, long long sleep_us) {
 Rule parse_rule(const std::string& text, const std::string& path) {
     YAML::Node root = Yaml::load(text, path);
     Yaml::require_map(path, root, "a rule file");
-    Yaml::reject_unknown_keys(path, root,
-                              {"name", "summary", "functions", "threshold_ms", "target", "slack",
-                               "slack_name", "convertible", "subject", "body", "overrides"});
+    Yaml::reject_unknown_keys(
+        path, root,
+        {"name", "summary", "type", "functions", "calls", "threshold", "threshold_ms",
+         "overshoot_percent", "allow_losing_interruptibility", "target", "slack", "slack_name",
+         "convertible", "subject", "body", "overrides"});
     Rule rule;
     rule.source_path = path;
-    for (const char* key : {"name", "functions", "threshold_ms"})
+    for (const char* key : {"name", "threshold_ms"})
         if (!root[key])
             Yaml::fail(path, root.Mark(), std::string("a rule needs '") + key + "'");
+    if (!root["functions"] == !root["calls"])
+        Yaml::fail(path, root.Mark(), "a rule needs 'functions' or 'calls' (one of them)");
     rule.name = read_as<std::string>(path, root, "name", "a string");
     if (root["summary"])
         rule.summary = read_as<std::string>(path, root, "summary", "a string");
-    rule.functions = parse_strings(path, root["functions"], "functions");
+    if (root["functions"]) {
+        for (const std::string& callee : parse_strings(path, root["functions"], "functions"))
+            rule.add(CallForm{callee});
+    } else {
+        if (!root["calls"].IsSequence() || root["calls"].size() == 0)
+            Yaml::fail(path, root["calls"].Mark(), "calls must be a non-empty list");
+        for (const auto& node : root["calls"])
+            rule.add(parse_call_form(path, node));
+    }
+    rule.type = root["type"] ? read_as<std::string>(path, root, "type", "a string")
+                             : rule.functions.front();
+    for (char& c : rule.type)
+        c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
     rule.threshold_ms = read_as<long long>(path, root, "threshold_ms", "an integer (milliseconds)");
     if (rule.threshold_ms <= 0)
         Yaml::fail(path, root["threshold_ms"].Mark(), "'threshold_ms' must be positive");
+    if (root["threshold"])
+        rule.threshold = parse_threshold(path, root["threshold"]);
+    if (root["overshoot_percent"]) {
+        rule.overshoot_percent = read_as<int>(path, root, "overshoot_percent", "an integer");
+        if (rule.overshoot_percent <= 0)
+            Yaml::fail(path, root["overshoot_percent"].Mark(),
+                       "'overshoot_percent' must be positive");
+    }
+    if (root["allow_losing_interruptibility"])
+        rule.allow_losing_interruptibility = read_as<bool>(
+            path, root, "allow_losing_interruptibility", "true or false");
     if (root["target"])
         rule.target = parse_target(path, root["target"]);
     if (root["slack"])
@@ -182,6 +310,27 @@ Rule load_rule(const std::string& path) {
 
 std::string default_rule_path() {
     return data_file("rules/msleep_small.yaml");
+}
+
+std::vector<std::string> default_rule_names() {
+    return {"msleep_small", "short_jiffy_sleeps"};
+}
+
+std::vector<Rule> load_rules(const std::vector<std::string>& names_or_paths) {
+    std::vector<std::string> wanted = names_or_paths;
+    if (wanted.empty())
+        wanted = default_rule_names();
+    std::vector<Rule> rules;
+    for (const std::string& w : wanted) {
+        // A bare name is a shipped rule; anything with a '/' or '.yaml' is a file.
+        const bool is_name = w.find('/') == std::string::npos && !w.ends_with(".yaml");
+        Rule rule = load_rule(is_name ? data_file("rules/" + w + ".yaml") : w);
+        for (const Rule& other : rules)
+            if (other.name == rule.name)
+                throw RuleError(rule.source_path + ": rule '" + rule.name + "' given twice");
+        rules.push_back(std::move(rule));
+    }
+    return rules;
 }
 
 } // namespace ksweep

@@ -6,12 +6,45 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 namespace ksweep {
 
 enum class SlackPolicy { Fixed, Percent, Acpi };
 enum class Target { UsleepRange, Fsleep };
+enum class Unit { Milliseconds, Microseconds };
+// How the kernel turns the request into a timer: msleep()'s msecs_to_jiffies() plus, on trees
+// that still have it, the historical extra jiffy; or the jiffies a conversion helper
+// (msecs_to_jiffies, usecs_to_jiffies) returns, slept as they are by schedule_timeout().
+enum class SleepModel { Msleep, Jiffies };
+// When a call of a form may be rewritten at all.
+enum class FixPolicy { Always, UnusedResult, Never };
+// What makes a site actionable: checkpatch's fixed bound (0 < ms < threshold_ms), or the
+// predicted overshoot at the tree's HZ above a percentage of the request (the v6.13 msleep()
+// kernel-doc's view: level-0 slack is a tick over the request).
+enum class ThresholdPolicy { Checkpatch, Hz };
+
+// One shape of call a rule looks at: callee(ARG), or callee(through(ARG)) when the sleep is
+// given in jiffies converted from ARG.
+struct CallForm {
+    CallForm() = default;
+    // callee(ARG) in milliseconds, msleep's model, always fixable: `functions: [msleep]`.
+    explicit CallForm(std::string name) : callee(std::move(name)) {}
+
+    std::string callee;  // "msleep", "schedule_timeout_uninterruptible"
+    std::string through; // "msecs_to_jiffies": the callee's argument is through(ARG); "" none
+    Unit unit = Unit::Milliseconds;
+    SleepModel sleep = SleepModel::Msleep;
+    FixPolicy fix = FixPolicy::Always;
+    // Wakes on signals and returns the time left: usleep_range() does neither, so the call is
+    // rewritten only when the rule allows losing that (Rule::allow_losing_interruptibility).
+    bool interruptible = false;
+    std::string why_not; // FixPolicy::Never: why such calls are left alone
+
+    std::string display() const; // "schedule_timeout_uninterruptible(msecs_to_jiffies())"
+};
 
 struct Slack {
     SlackPolicy policy = SlackPolicy::Percent;
@@ -31,8 +64,15 @@ struct RuleOverride {
 struct Rule {
     std::string name;
     std::string summary;
-    std::vector<std::string> functions; // callees this rule looks at, e.g. {"msleep"}
-    long long threshold_ms = 20;        // 0 < value < threshold is actionable
+    std::string type; // checkpatch-style type of its warnings, "MSLEEP"
+    // The call shapes it looks at; `functions: [msleep]` in YAML is the short form of one
+    // form per callee (milliseconds, msleep's model, always fixable).
+    std::vector<CallForm> calls;
+    std::vector<std::string> functions; // the callees of `calls`, once each
+    ThresholdPolicy threshold = ThresholdPolicy::Checkpatch;
+    long long threshold_ms = 20;  // checkpatch: 0 < requested ms < threshold_ms is actionable
+    int overshoot_percent = 25;   // hz: predicted - requested > this % of the request
+    bool allow_losing_interruptibility = false;
 
     Target target = Target::UsleepRange;
     Slack slack;
@@ -50,10 +90,16 @@ struct Rule {
 
     std::string source_path; // the YAML file it came from
 
+    // Adds a form, and its callee to `functions` when new.
+    void add(CallForm form);
     bool is_rule_function(const std::string& callee) const;
-    bool actionable(std::optional<long long> value_ms) const {
-        return value_ms && *value_ms > 0 && *value_ms < threshold_ms;
-    }
+    // The form a call of `callee` whose argument is through(...) ("" when it is not a call)
+    // has, or nullptr.
+    const CallForm* form_for(const std::string& callee, const std::string& through) const;
+    // Whether the callee has forms that take their argument through a conversion call.
+    bool takes_through(const std::string& callee) const;
+    // A request of `requested_ms` that the sleep model says lasts `predicted_ms`.
+    bool actionable(std::optional<double> requested_ms, double predicted_ms) const;
 
     // The policy in force for a tree-relative path, after overrides.
     Slack slack_for(const std::string& path) const;
@@ -67,6 +113,9 @@ struct RuleError : std::runtime_error {
 };
 
 Rule load_rule(const std::string& path);
+// The rules a command uses: `--rule` names (a shipped rule's name or a file), or, when none is
+// given, the rules loaded by default (the registry in rule.cpp).
+std::vector<Rule> load_rules(const std::vector<std::string>& names_or_paths);
 Rule parse_rule(const std::string& yaml_text, const std::string& path_for_messages);
 
 // The slack in µs for a sleep of `sleep_us` under a policy.
@@ -74,5 +123,9 @@ long long slack_us(const Slack& slack, long long sleep_us);
 
 // Where the shipped rules live (compiled in; KSWEEP_DATA_DIR overrides).
 std::string default_rule_path();
+// The shipped rules loaded when no --rule is given, in the order their findings are fixed.
+std::vector<std::string> default_rule_names();
+
+std::string_view to_string(Unit unit); // "ms", "us"
 
 } // namespace ksweep

@@ -26,17 +26,39 @@ long long msecs_to_jiffies(long long ms, int hz) {
     return (ms * hz + 999) / 1000;
 }
 
+long long usecs_to_jiffies(long long us, int hz) {
+    return (us * hz + 999999) / 1000000;
+}
+
+double jiffies_to_ms(long long jiffies, int hz) {
+    return static_cast<double>(jiffies) * 1000.0 / hz;
+}
+
 } // namespace
 
+bool msleep_extra_jiffy(KernelVersion kernel) {
+    return !kernel.at_least(6, 12);
+}
+
+long long form_sleep_jiffies(const CallForm& form, long long value, int hz, bool extra_jiffy) {
+    const long long jiffies = form.unit == Unit::Microseconds ? usecs_to_jiffies(value, hz)
+                                                              : msecs_to_jiffies(value, hz);
+    if (form.sleep == SleepModel::Msleep)
+        return bucket_expiry(jiffies + (extra_jiffy ? 1 : 0));
+    // schedule_timeout(0) returns at once; a timeout of N jiffies is a timer N jiffies out.
+    return jiffies == 0 ? 0 : bucket_expiry(jiffies);
+}
+
+double predicted_sleep_ms(const CallForm& form, long long value, int hz, bool extra_jiffy) {
+    return jiffies_to_ms(form_sleep_jiffies(form, value, hz, extra_jiffy), hz);
+}
+
 long long msleep_jiffies(long long ms, int hz, KernelVersion kernel) {
-    long long timeout = msecs_to_jiffies(ms, hz);
-    if (!kernel.at_least(6, 12))
-        timeout += 1;
-    return bucket_expiry(timeout);
+    return form_sleep_jiffies(CallForm{"msleep"}, ms, hz, msleep_extra_jiffy(kernel));
 }
 
 double predicted_msleep_ms(long long ms, int hz, KernelVersion kernel) {
-    return static_cast<double>(msleep_jiffies(ms, hz, kernel)) * 1000.0 / hz;
+    return jiffies_to_ms(msleep_jiffies(ms, hz, kernel), hz);
 }
 
 } // namespace ksweep

@@ -6,6 +6,8 @@
 // is the upper bound of the sleep when the call is made right at a tick.
 #pragma once
 
+#include "core/rule.h"
+
 namespace ksweep {
 
 struct KernelVersion {
@@ -18,5 +20,15 @@ long long msleep_jiffies(long long ms, int hz, KernelVersion kernel);
 
 // The same, in milliseconds.
 double predicted_msleep_ms(long long ms, int hz, KernelVersion kernel);
+
+// How a call of a form sleeps, at most, for `value` in the form's unit: msleep's model (with the
+// extra jiffy when `extra_jiffy`), or schedule_timeout() of the jiffies its conversion call
+// returns (msecs_to_jiffies and usecs_to_jiffies round up), each then rounded up by the wheel.
+long long form_sleep_jiffies(const CallForm& form, long long value, int hz, bool extra_jiffy);
+double predicted_sleep_ms(const CallForm& form, long long value, int hz, bool extra_jiffy);
+
+// Whether a tree of this version still adds msleep()'s historical extra jiffy (before v6.12,
+// 4381b895f544); the tree's own msleep() body says better when it can be read.
+bool msleep_extra_jiffy(KernelVersion kernel);
 
 } // namespace ksweep

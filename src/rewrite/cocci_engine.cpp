@@ -1,6 +1,7 @@
 #include "rewrite/cocci_engine.h"
 
 #include "kbuild/kernel_tree.h"
+#include "rewrite/scanner.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -91,8 +92,10 @@ std::vector<Finding> parse_cocci_report(const std::string& output, const std::st
                                         const Rule& rule, int hz, KernelVersion kernel) {
     // rules/msleep_small.cocci's report lines: a literal, or a macro with its value and line.
     static const std::regex line_re(
-        R"(^(.+):(\d+):(\d+)-(\d+): WARNING: (\w+)\((.*?)\) < \d+ms can sleep for up to \d+ms;)"
+        R"(^(.+):(\d+):(\d+)-(\d+): WARNING: (\w+)\((.*?)\) < \d+ms [^;]*;)"
         R"( (?:(\w+) is (\d+), #define at line (\d+); )?use .*$)");
+    // A twin of a rule whose forms convert their argument reports callee(through(ARG)).
+    static const std::regex through_re(R"(^(\w+)\s*\((.*)\)$)");
     std::string prefix = fs::path(tree).lexically_normal().string();
     if (!prefix.ends_with('/'))
         prefix += '/';
@@ -108,22 +111,28 @@ std::vector<Finding> parse_cocci_report(const std::string& output, const std::st
             f.file.erase(0, prefix.size());
         f.line = static_cast<unsigned>(std::stoul(m[2].str()));
         f.column = static_cast<unsigned>(std::stoul(m[3].str())) + 1; // spatch counts from 0
+        f.rule = rule.name;
         f.callee = m[5].str();
         f.argument = m[6].str();
         f.call = f.callee + "(" + f.argument + ")";
+        if (std::smatch t; std::regex_match(f.argument, t, through_re) &&
+                           rule.form_for(f.callee, t[1].str())) {
+            f.through = t[1].str();
+            f.argument = t[2].str();
+        }
+        if (const CallForm* form = rule.form_for(f.callee, f.through))
+            f.unit = form->unit;
         f.engine = Engine::Cocci;
         if (m[7].matched) {
             f.resolution = Resolution::Macro;
             f.constant = m[7].str();
-            f.value_ms = std::stoll(m[8].str());
+            f.value = std::stoll(m[8].str());
             f.defined_at = f.file + ":" + m[9].str();
         } else {
             f.resolution = Resolution::Literal;
-            f.value_ms = literal_value(f.argument);
+            f.value = literal_value(f.argument);
         }
-        if (f.value_ms)
-            f.predicted_sleep_ms = predicted_msleep_ms(*f.value_ms, hz, kernel);
-        f.actionable = rule.actionable(f.value_ms);
+        judge_finding(f, rule, hz, msleep_extra_jiffy(kernel));
         findings.push_back(std::move(f));
     }
     std::sort(findings.begin(), findings.end(), [](const Finding& a, const Finding& b) {

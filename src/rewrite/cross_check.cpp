@@ -145,7 +145,7 @@ CrossCheckDifference explain_ksweep_only(const Finding& f, TreeFiles& files,
     if (f.resolution == Resolution::Enum)
         return set("enum constant", named);
     if (f.resolution == Resolution::Expression)
-        return set("constant expression", f.argument + " = " + std::to_string(*f.value_ms));
+        return set("constant expression", f.argument + " = " + std::to_string(*f.value));
     if (f.resolution == Resolution::Macro) {
         if (!f.defined_at.empty() && file_of(f.defined_at) != f.file)
             return set(file_of(f.defined_at).ends_with(".h") ? "constant from a header"
@@ -187,9 +187,9 @@ CrossCheckDifference explain_spatch_only(const Finding& c, const Finding* seen, 
     // configuration selects.
     if (c.resolution == Resolution::Macro && files.define_bodies(c.file, c.constant).size() > 1) {
         d.category = "macro defined more than once: the engines took different #defines";
-        d.detail = "spatch: " + std::to_string(*c.value_ms) + " ms at " + c.defined_at;
-        if (seen && seen->value_ms)
-            d.detail += ", ksweep: " + std::to_string(*seen->value_ms) + " ms" +
+        d.detail = "spatch: " + std::to_string(*c.value) + " ms at " + c.defined_at;
+        if (seen && seen->value)
+            d.detail += ", ksweep: " + std::to_string(*seen->value) + " ms" +
                         (seen->defined_at.empty() ? "" : " at " + seen->defined_at);
         return d;
     }
@@ -197,13 +197,13 @@ CrossCheckDifference explain_spatch_only(const Finding& c, const Finding* seen, 
         d.category = "ksweep did not see the call";
         return d;
     }
-    if (!seen->value_ms) {
+    if (!seen->value) {
         d.category = "ksweep could not resolve the argument";
         d.detail = seen->note;
         return d;
     }
     d.category = "ksweep resolved another value";
-    d.detail = std::to_string(*seen->value_ms) + " ms (" +
+    d.detail = std::to_string(*seen->value) + " ms (" +
                std::string(to_string(seen->resolution)) +
                (seen->defined_at.empty() ? "" : ", " + seen->defined_at) + ")";
     return d;

@@ -78,7 +78,7 @@ std::string format_cross_check_json(const CrossCheckResult& r) {
             {"category", d.category},
             {"detail", d.detail},
             {"call", f.call},
-            {"value_ms", f.value_ms ? OrderedJson(*f.value_ms) : OrderedJson(nullptr)},
+            {"value_ms", f.value ? OrderedJson(*f.value) : OrderedJson(nullptr)},
             {"resolution", to_string(f.resolution)},
         });
     }

@@ -27,7 +27,7 @@ SemanticScan parse(const Rule& rule, const CompileFlags& flags, const std::strin
     request.abs_path = tree + "/" + rel_path;
     request.content = &content;
     request.args = flags.for_file(rel_path);
-    request.functions = rule.functions;
+    look_for(request, rule);
     return semantic_scan(request);
 }
 

@@ -22,7 +22,7 @@ namespace {
 // Sites a reader would expect the fixer to look at: the rule's calls that are actionable, or
 // look like they might be (msleep(0), unresolved arguments).
 bool worth_a_look(const Rule& rule, const Finding& f) {
-    return rule.is_rule_function(f.callee) && (f.actionable || !f.value_ms || *f.value_ms == 0);
+    return rule.is_rule_function(f.callee) && (f.actionable || !f.value || *f.value == 0);
 }
 
 const char* const kOverlap = "its edits overlap another site's";

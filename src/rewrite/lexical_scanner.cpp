@@ -213,7 +213,7 @@ class FileScanner {
             }
             if (is_call(i, tokens_.size(), prev)) {
                 Scope scope{depth > 0 ? function : std::string(), depth > 0 ? function_start : i};
-                add_site(i, tokens_.size(), &scope, nullptr);
+                add_site(i, tokens_.size(), &scope, nullptr, prev);
             }
         }
     }
@@ -348,16 +348,52 @@ class FileScanner {
                           [](const RawToken& p, const RawToken& q) { return p.text == q.text; });
     }
 
-    // The call whose callee is tokens_[i]; `limit` ends the directive for calls in a #define.
-    void add_site(size_t i, size_t limit, const Scope* scope, const MacroDef* in_macro) {
-        size_t open = i + 1, close = open;
+    // The ')' that closes the '(' at `open`, or `limit` when the call is not closed before it.
+    size_t matching_paren(size_t open, size_t limit) const {
         int level = 0;
-        for (; close < limit; ++close) {
+        for (size_t close = open; close < limit; ++close) {
             if (tokens_[close].is(tok::l_paren))
                 ++level;
             else if (tokens_[close].is(tok::r_paren) && --level == 0)
-                break;
+                return close;
         }
+        return limit;
+    }
+
+    // A statement of its own, "...; schedule_timeout_killable(x);": nothing takes its value.
+    // `prev` is the token before the callee in code (null in a #define body: not known).
+    std::optional<bool> result_used(const RawToken* prev, size_t close) const {
+        if (!prev)
+            return std::nullopt;
+        size_t next = close + 1;
+        while (next < tokens_.size() && directive_[next])
+            ++next;
+        const bool statement_start =
+            prev->is(tok::semi) || prev->is(tok::l_brace) || prev->is(tok::r_brace) ||
+            prev->is(tok::r_paren) || (prev->is_identifier() && (prev->text == "else" ||
+                                                                  prev->text == "do"));
+        return !(statement_start && next < tokens_.size() && tokens_[next].is(tok::semi));
+    }
+
+    // The call whose callee is tokens_[i]; `limit` ends the directive for calls in a #define.
+    // A callee the rule knows only as callee(through(ARG)) is a site only in that shape; ARG is
+    // then the value.
+    void add_site(size_t i, size_t limit, const Scope* scope, const MacroDef* in_macro,
+                  const RawToken* prev = nullptr) {
+        size_t open = i + 1, close = matching_paren(open, limit);
+        size_t value_open = open, value_close = close; // the parentheses around the value
+        std::string through;
+        const std::string callee_name(tokens_[i].text);
+        if (close < limit && rule_.takes_through(callee_name) && open + 2 < close &&
+            tokens_[open + 1].is_identifier() && tokens_[open + 2].is(tok::l_paren) &&
+            matching_paren(open + 2, close) == close - 1 &&
+            rule_.form_for(callee_name, std::string(tokens_[open + 1].text))) {
+            through = std::string(tokens_[open + 1].text);
+            value_open = open + 2;
+            value_close = close - 1;
+        }
+        if (through.empty() && !rule_.form_for(callee_name, ""))
+            return; // schedule_timeout(HZ / 10): not a shape the rule looks at
         LexicalSite site;
         Finding& f = site.finding;
         const RawToken& callee = tokens_[i];
@@ -365,6 +401,7 @@ class FileScanner {
         f.line = lines_.line(callee.offset);
         f.column = lines_.column(callee.offset);
         f.callee = std::string(callee.text);
+        f.rule = rule_.name;
         f.function = scope ? scope->function : std::string();
         f.in_macro_body = in_macro != nullptr;
         f.inactive = in_macro ? in_macro->inactive : inactive_[i];
@@ -377,7 +414,12 @@ class FileScanner {
             out_.sites.push_back(std::move(site));
             return;
         }
+        f.through = through;
+        f.unit = rule_.form_for(f.callee, through)->unit;
+        f.result_used = in_macro ? std::nullopt : result_used(prev, close);
         f.call_end = tokens_[close].end();
+        open = value_open;
+        close = value_close;
         f.arg_begin = open + 1 < close ? tokens_[open + 1].offset : tokens_[close].offset;
         f.arg_end = open + 1 < close ? tokens_[close - 1].end() : tokens_[close].offset;
         f.call = content_.substr(f.call_begin, f.call_end - f.call_begin);
@@ -388,7 +430,7 @@ class FileScanner {
         LexicalValue v = evaluate_tokens(arg, [&](const RawToken& name) {
             return lookup(name, scope, in_macro, call_inactive);
         });
-        f.value_ms = v.value;
+        f.value = v.value;
         if (arg.size() == 1 && arg[0].is_identifier()) {
             site.single_name = std::string(arg[0].text);
             NameMeaning m = lookup(arg[0], scope, in_macro, call_inactive);

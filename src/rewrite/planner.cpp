@@ -92,6 +92,7 @@ class Planner {
 
   private:
     void classify(const std::vector<Finding>& findings);
+    std::optional<std::string> why_form_stays(const CallForm& form, const Finding& f) const;
     std::optional<std::string> why_not_convertible(const std::string& macro,
                                                    const std::vector<const MacroDefinition*>& defs,
                                                    const std::vector<MacroUse>& uses) const;
@@ -103,6 +104,9 @@ class Planner {
     Edit define_edit(EditGroup& group, const MacroDefinition* def, std::string body,
                      bool to_usec) const;
     bool is_rule_function(const std::string& name) const { return rule_.is_rule_function(name); }
+    const char* target_name() const {
+        return target_ == Target::Fsleep ? "fsleep" : "usleep_range";
+    }
     void skip(const Finding& f, std::string reason) {
         plan_.skipped.push_back(SiteOutcome{f, false, "", std::move(reason), ""});
     }
@@ -129,20 +133,28 @@ void Planner::classify(const std::vector<Finding>& findings) {
     std::set<unsigned> seen;                 // a site reported once per expansion
     std::map<std::string, Pending> by_macro; // same-file macros, in name order
     for (const Finding& f : findings) {
-        if (f.file != path_ || !is_rule_function(f.callee) || !seen.insert(f.call_begin).second)
+        if (f.file != path_ || !is_rule_function(f.callee) ||
+            (!f.rule.empty() && f.rule != rule_.name) || !seen.insert(f.call_begin).second)
             continue;
-        if (!f.value_ms) {
+        const CallForm* form = rule_.form_for(f.callee, f.through);
+        if (!form)
+            continue;
+        if (!f.value) {
             skip(f, "argument is not a constant");
             continue;
         }
-        if (*f.value_ms == 0) {
+        if (*f.value == 0) {
             skip(f, f.callee + "(0) only yields the CPU: left alone");
             continue;
         }
-        if (!rule_.actionable(f.value_ms))
+        if (!f.actionable)
             continue;
         if (f.inactive) {
             skip(f, "not compiled in this configuration");
+            continue;
+        }
+        if (auto why = why_form_stays(*form, f)) {
+            skip(f, *why);
             continue;
         }
         if (f.call_end > text_.size() || f.call_begin >= f.call_end ||
@@ -158,7 +170,10 @@ void Planner::classify(const std::vector<Finding>& findings) {
 
         auto defs = f.constant.empty() ? std::vector<const MacroDefinition*>{}
                                        : index_.definitions_of(f.constant);
-        const bool defined_here = f.argument == f.constant && !defs.empty() &&
+        // A millisecond macro of this file may become a microsecond one; other units and
+        // values inside a conversion call are scaled where they are used.
+        const bool defined_here = f.through.empty() && f.unit == Unit::Milliseconds &&
+                                  f.argument == f.constant && !defs.empty() &&
                                   (f.defined_at.empty() || f.defined_at.rfind(path_ + ":", 0) == 0);
         if (defined_here) {
             Pending& p = by_macro[f.constant];
@@ -198,6 +213,22 @@ void Planner::classify(const std::vector<Finding>& findings) {
     }
     std::sort(pending_.begin(), pending_.end(),
               [](const Pending& a, const Pending& b) { return a.first_call < b.first_call; });
+}
+
+// What the rule's form says of rewriting this call into an hrtimer sleep.
+std::optional<std::string> Planner::why_form_stays(const CallForm& form, const Finding& f) const {
+    if (form.fix == FixPolicy::Never)
+        return form.why_not;
+    if (form.interruptible && !rule_.allow_losing_interruptibility)
+        return f.callee + "() wakes on a signal and returns the time left, " + target_name() +
+               "() does neither: left alone (the rule's allow_losing_interruptibility is off)";
+    if (form.fix == FixPolicy::UnusedResult || form.interruptible) {
+        if (!f.result_used)
+            return "spelled in a #define: whether its result (the time left) is used is not known";
+        if (*f.result_used)
+            return "its result (the time left) is used";
+    }
+    return std::nullopt;
 }
 
 std::optional<std::string>
@@ -339,16 +370,16 @@ EditGroup Planner::build(const Pending& p) const {
     EditGroup g;
     g.findings = p.findings;
     g.uses_slack = target_ == Target::UsleepRange;
-    long long shortest = *p.findings.front().value_ms;
+    long long shortest = *p.findings.front().requested_us();
     for (const Finding& f : p.findings)
-        shortest = std::min(shortest, *f.value_ms);
-    g.shortest_us = shortest * 1000;
+        shortest = std::min(shortest, *f.requested_us());
+    g.shortest_us = shortest;
 
     switch (p.kind) {
     case Pending::Literal: {
         const Finding& f = p.findings.front();
         g.edits.push_back(
-            call_edit(g, f.call_begin, f.call_end, std::to_string(*f.value_ms * 1000)));
+            call_edit(g, f.call_begin, f.call_end, std::to_string(*f.requested_us())));
         g.how = "literal in usec";
         break;
     }
@@ -356,8 +387,14 @@ EditGroup Planner::build(const Pending& p) const {
         const Finding& f = p.findings.front();
         const std::string arg =
             needs_parens_before_multiply(f.argument) ? "(" + f.argument + ")" : f.argument;
-        g.edits.push_back(call_edit(g, f.call_begin, f.call_end, arg + " * " + kUsecPerMsec));
-        g.how = "scaled at the call site (" + std::string(to_string(f.resolution)) + ")";
+        if (f.unit == Unit::Microseconds) {
+            g.edits.push_back(call_edit(g, f.call_begin, f.call_end, arg));
+            g.how = "in usec already (" + std::string(to_string(f.resolution)) + ")";
+        } else {
+            g.edits.push_back(
+                call_edit(g, f.call_begin, f.call_end, arg + " * " + kUsecPerMsec));
+            g.how = "scaled at the call site (" + std::string(to_string(f.resolution)) + ")";
+        }
         break;
     }
     case Pending::ScaleMacro: {

@@ -31,6 +31,7 @@ struct ScanContext {
     std::string build_dir;
     int hz = 250;
     KernelVersion kernel;
+    bool extra_jiffy = true; // msleep() adds the historical extra jiffy
     bool semantic = true;
     bool macro_uses = false;
     std::shared_ptr<const CompileFlags> flags; // shared by the worker threads, read-only
@@ -43,6 +44,7 @@ struct ScanContext {
         if (c.tree.size() > 1 && c.tree.back() == '/')
             c.tree.pop_back();
         c.kernel = read_kernel_version(c.tree).value_or(KernelVersion{});
+        c.extra_jiffy = msleep_extra_jiffy(c.kernel);
         c.build_dir =
             options.build_dir.empty() ? find_build_dir(c.tree, c.kernel) : options.build_dir;
         if (options.hz > 0)
@@ -60,6 +62,7 @@ struct ScanContext {
         ScanResult r;
         r.hz = hz;
         r.kernel = kernel;
+        r.extra_jiffy = extra_jiffy;
         r.build_dir = semantic ? build_dir : std::string();
         return r;
     }
@@ -75,9 +78,7 @@ struct FileOutcome {
 
 // The sleep model and the rule's threshold, once the value is known.
 void judge(Finding& f, const ScanContext& c) {
-    if (f.value_ms && *f.value_ms >= 0)
-        f.predicted_sleep_ms = predicted_msleep_ms(*f.value_ms, c.hz, c.kernel);
-    f.actionable = c.rule.actionable(f.value_ms);
+    judge_finding(f, c.rule, c.hz, c.extra_jiffy);
 }
 
 SemanticRequest semantic_request(const ScanContext& c, const std::string& rel_path,
@@ -87,7 +88,7 @@ SemanticRequest semantic_request(const ScanContext& c, const std::string& rel_pa
     r.tree = c.tree;
     r.content = &content;
     r.args = c.flags->for_file(rel_path);
-    r.functions = c.rule.functions;
+    look_for(r, c.rule);
     r.expansions = c.macro_uses;
     r.blocks = lexical.top_level_blocks;
     for (const auto& site : lexical.sites) {
@@ -113,10 +114,10 @@ void merge(LexicalSite& site, const SemanticScan& semantic) {
         }
         return;
     }
-    const bool was_non_constant = !f.value_ms && !site.needs_semantic;
+    const bool was_non_constant = !f.value && !site.needs_semantic;
     f.engine = Engine::Semantic;
     f.inactive = false;
-    f.value_ms = seen->conflicting ? std::nullopt : seen->value;
+    f.value = seen->conflicting ? std::nullopt : seen->value;
     if (seen->name_kind != SemanticSite::Name::None) {
         f.constant = site.single_name;
         f.defined_at = seen->defined_at;
@@ -126,7 +127,7 @@ void merge(LexicalSite& site, const SemanticScan& semantic) {
     }
     if (f.function.empty() && !f.in_macro_body)
         f.function = seen->function;
-    if (!f.value_ms)
+    if (!f.value)
         f.resolution = Resolution::Unresolved;
     else if (f.resolution == Resolution::Literal)
         ; // a literal stays one
@@ -136,7 +137,7 @@ void merge(LexicalSite& site, const SemanticScan& semantic) {
         f.resolution = Resolution::Enum;
     else
         f.resolution = Resolution::Expression;
-    if (f.value_ms)
+    if (f.value)
         f.note.clear();
     else if (seen->conflicting)
         f.note = "folds to different values in different expansions";
@@ -172,7 +173,8 @@ UseText use_text(const std::string& content, unsigned begin) {
 }
 
 // One finding per expansion, at the use of the macro in this file.
-std::vector<Finding> macro_use_findings(const std::string& rel_path, const std::string& content,
+std::vector<Finding> macro_use_findings(const Rule& rule, const std::string& rel_path,
+                                        const std::string& content,
                                         const std::vector<SemanticExpansion>& expansions) {
     std::vector<Finding> out;
     if (expansions.empty())
@@ -185,10 +187,14 @@ std::vector<Finding> macro_use_findings(const std::string& rel_path, const std::
         f.line = lines.line(e.use_begin);
         f.column = lines.column(e.use_begin);
         f.function = e.function;
+        f.rule = rule.name;
         f.callee = e.callee;
+        f.through = e.through;
+        if (const CallForm* form = rule.form_for(e.callee, e.through))
+            f.unit = form->unit;
         f.call = content.substr(e.use_begin, use.end - e.use_begin);
         f.argument = content.substr(use.arg_begin, use.arg_end - use.arg_begin);
-        f.value_ms = e.value;
+        f.value = e.value;
         f.resolution = e.value ? Resolution::Expression : Resolution::Unresolved;
         f.constant = content.substr(e.use_begin, use.name_end - e.use_begin);
         f.defined_at = e.spelled_at;
@@ -216,7 +222,7 @@ FileOutcome scan_file(const ScanContext& c, const std::string& rel_path,
             if (lexical.needs_semantic())
                 for (auto& site : lexical.sites)
                     merge(site, semantic);
-            out.macro_uses = macro_use_findings(rel_path, content, semantic.expansions);
+            out.macro_uses = macro_use_findings(c.rule, rel_path, content, semantic.expansions);
         } else {
             out.semantic_failed = true;
             out.error =
@@ -230,7 +236,7 @@ FileOutcome scan_file(const ScanContext& c, const std::string& rel_path,
     for (auto& site : lexical.sites) {
         // Only the semantic engine could have folded it, and it did not.
         site.finding.unevaluated =
-            site.needs_semantic && !site.finding.value_ms && site.finding.engine == Engine::Lexical;
+            site.needs_semantic && !site.finding.value && site.finding.engine == Engine::Lexical;
         out.findings.push_back(std::move(site.finding));
     }
     for (auto& f : out.findings)
@@ -297,6 +303,18 @@ void add_outcome(ScanResult& result, FileOutcome&& outcome) {
 }
 
 } // namespace
+
+void judge_finding(Finding& f, const Rule& rule, int hz, bool extra_jiffy) {
+    const CallForm* form = rule.form_for(f.callee, f.through);
+    f.predicted_by_hz.clear();
+    f.predicted_sleep_ms = 0;
+    if (form && f.value && *f.value >= 0) {
+        f.predicted_sleep_ms = predicted_sleep_ms(*form, *f.value, hz, extra_jiffy);
+        for (int at : {100, 250, 1000})
+            f.predicted_by_hz.emplace_back(at, predicted_sleep_ms(*form, *f.value, at, extra_jiffy));
+    }
+    f.actionable = rule.actionable(f.requested_ms(), f.predicted_sleep_ms);
+}
 
 ScanResult scan_tree(const Rule& rule, const ScanOptions& options) {
     fs::path tree = fs::path(options.tree).lexically_normal();

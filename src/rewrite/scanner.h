@@ -38,12 +38,17 @@ struct ScanResult {
     std::vector<Finding> macro_uses;
     int hz = 250;
     KernelVersion kernel;
+    bool extra_jiffy = true;         // the tree's msleep() adds the historical extra jiffy
     std::string build_dir;           // what the semantic engine used ("" if none)
     std::vector<std::string> errors; // "file: reason" for files that could not be read/parsed
     size_t files_scanned = 0;
     size_t files_semantic = 0; // files the semantic engine parsed
     size_t files_fallback = 0; // files it could not parse: lexical results kept
 };
+
+// The sleep model and the rule's threshold for a finding whose value is known (or not):
+// predicted_sleep_ms at `hz`, predicted_by_hz, actionable.
+void judge_finding(Finding& f, const Rule& rule, int hz, bool extra_jiffy);
 
 // Scans the tree (or the paths in it). Throws std::runtime_error on unusable input (no such
 // tree); per-file problems go to ScanResult::errors.

@@ -123,16 +123,42 @@ class ScanConsumer : public clang::ASTConsumer {
         clang::SourceLocation spelling = sm.getSpellingLoc(call.getBeginLoc());
         if (sm.getFileID(spelling) != sm.getMainFileID() || call.getNumArgs() < 1)
             return; // spelled in a header's macro: that header is scanned on its own
+        const clang::Expr* arg = value_argument(call);
+        if (!arg)
+            return;
         SemanticSite site;
         site.call_begin = sm.getFileOffset(spelling);
         site.function = function;
-        const clang::Expr* arg = call.getArg(0);
         site.value = fold(arg, ctx);
         name_constant(site, arg, call.getBeginLoc());
 
         auto [it, inserted] = sites.emplace(site.call_begin, site);
         if (!inserted && it->second.value != site.value)
             it->second.conflicting = true; // one #define body, expansions that differ
+    }
+
+    bool has_form(const std::string& callee, const std::string& through) const {
+        return std::find(request_.forms.begin(), request_.forms.end(),
+                         std::make_pair(callee, through)) != request_.forms.end();
+    }
+
+    // The expression the rule's value is: the argument, or ARG in callee(through(ARG)). Null
+    // when the call has none of the rule's shapes (schedule_timeout(HZ / 10)).
+    const clang::Expr* value_argument(const clang::CallExpr& call,
+                                      std::string* through = nullptr) const {
+        const clang::FunctionDecl* callee = call.getDirectCallee();
+        if (!callee || call.getNumArgs() < 1)
+            return nullptr;
+        const std::string name = callee->getNameAsString();
+        const clang::Expr* arg = call.getArg(0);
+        if (const auto* inner = llvm::dyn_cast<clang::CallExpr>(arg->IgnoreParenImpCasts()))
+            if (const clang::FunctionDecl* via = inner->getDirectCallee();
+                via && inner->getNumArgs() == 1 && has_form(name, via->getNameAsString())) {
+                if (through)
+                    *through = via->getNameAsString();
+                return inner->getArg(0);
+            }
+        return has_form(name, "") ? arg : nullptr;
     }
 
     static std::optional<long long> fold(const clang::Expr* arg, clang::ASTContext& ctx) {
@@ -154,10 +180,15 @@ class ScanConsumer : public clang::ASTConsumer {
         const clang::SourceLocation spelling = sm.getSpellingLoc(begin);
         if (written == spelling || !sm.isInMainFile(written))
             return; // written where it is used (a macro argument), or used in a header
+        std::string through;
+        const clang::Expr* arg = value_argument(call, &through);
+        if (!arg)
+            return;
         SemanticExpansion e;
+        e.through = through;
         e.use_begin = sm.getFileOffset(written);
         e.callee = call.getDirectCallee() ? call.getDirectCallee()->getNameAsString() : "";
-        e.value = fold(call.getArg(0), ctx);
+        e.value = fold(arg, ctx);
         e.spelled_at = where(spelling);
         e.function = function;
         const auto [file, offset] = sm.getDecomposedLoc(spelling);
@@ -209,6 +240,13 @@ class ScanAction : public clang::ASTFrontendAction {
 };
 
 } // namespace
+
+void look_for(SemanticRequest& request, const Rule& rule) {
+    request.functions = rule.functions;
+    request.forms.clear();
+    for (const CallForm& form : rule.calls)
+        request.forms.emplace_back(form.callee, form.through);
+}
 
 SemanticScan semantic_scan(const SemanticRequest& request) {
     SemanticScan out;

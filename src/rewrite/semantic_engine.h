@@ -3,6 +3,8 @@
 // Expr::EvaluateAsInt, through header macros, enums and constant expressions.
 #pragma once
 
+#include "core/rule.h"
+
 #include <optional>
 #include <string>
 #include <utility>
@@ -16,6 +18,9 @@ struct SemanticRequest {
     const std::string* content = nullptr;
     std::vector<std::string> args;      // compiler arguments, without the file
     std::vector<std::string> functions; // the rule's callees
+    // (callee, through) of the rule's forms: callee(through(ARG)) folds ARG; an empty through
+    // is a form callee(ARG).
+    std::vector<std::pair<std::string, std::string>> forms;
     // Lexical knowledge that saves work: where calls are, and which top-level bodies hold
     // them (the others are skipped unparsed).
     std::vector<unsigned> call_offsets;
@@ -41,6 +46,7 @@ struct SemanticExpansion {
     unsigned use_begin = 0; // byte offset of the macro's name where the file uses it
     unsigned ordinal = 0;   // which rule call of that use's expansion, in source order
     std::string callee;
+    std::string through; // the form's conversion call, "" for callee(ARG)
     std::optional<long long> value;
     std::string spelled_at; // "file:line" of the call in the macro body
     std::string function;   // enclosing function of the use
@@ -52,6 +58,9 @@ struct SemanticScan {
     std::vector<SemanticSite> sites;
     std::vector<SemanticExpansion> expansions; // with SemanticRequest::expansions, by use
 };
+
+// Fills the request's callees and forms from the rule.
+void look_for(SemanticRequest& request, const Rule& rule);
 
 SemanticScan semantic_scan(const SemanticRequest& request);
 

@@ -49,7 +49,7 @@ std::string site_lines(const MessageContext& ctx) {
             std::string where = several_files ? base_name(f->file) + ": " : "";
             if (!fd.function.empty())
                 where += fd.function + "(): ";
-            std::string value = fd.value_ms ? std::to_string(*fd.value_ms) + " ms" : "?";
+            std::string value = fd.value ? std::to_string(*fd.value) + " ms" : "?";
             std::string call;
             for (char c : fd.call) // a call spread over lines reads as one
                 if (!std::isspace(static_cast<unsigned char>(c)))
@@ -57,7 +57,7 @@ std::string site_lines(const MessageContext& ctx) {
                 else if (!call.empty() && call.back() != ' ')
                     call += ' ';
             std::string line = "  " + where + call;
-            if (fd.call != fd.callee + "(" + std::to_string(fd.value_ms.value_or(-1)) + ")")
+            if (fd.call != fd.callee + "(" + std::to_string(fd.value.value_or(-1)) + ")")
                 line += " (" + value + ")";
             line += " sleeps up to " + fmt_ms(fd.predicted_sleep_ms) + " ms";
             out += line + "\n";

@@ -58,7 +58,7 @@ TEST_F(PatchCheckTest, MacroThePatchDefines) {
     ASSERT_EQ(r.warnings.size(), 1u);
     const Finding& f = r.warnings[0].finding;
     EXPECT_EQ(f.constant, "FOO_POLL_MS");
-    EXPECT_EQ(f.value_ms, 4);
+    EXPECT_EQ(f.value, 4);
     EXPECT_EQ(f.defined_at, "drivers/foo/foo.c:9");
     EXPECT_NE(r.warnings[0].message.find("FOO_POLL_MS is 4 (#define at drivers/foo/foo.c:9, "
                                          "added by this patch)"),
@@ -70,7 +70,7 @@ TEST_F(PatchCheckTest, MacroThePatchAddsToAHeader) {
     // The tree's foo.h has no FOO_RETRY_MS: only the patched header resolves it.
     InputReport r = check("add_macro_defined_in_patched_header.patch");
     ASSERT_EQ(r.warnings.size(), 1u);
-    EXPECT_EQ(r.warnings[0].finding.value_ms, 7);
+    EXPECT_EQ(r.warnings[0].finding.value, 7);
     EXPECT_EQ(r.warnings[0].finding.defined_at, "drivers/foo/foo.h:7");
     EXPECT_EQ(r.warnings[0].advice.replacement,
               "usleep_range(FOO_RETRY_MS * USEC_PER_MSEC, FOO_RETRY_MS * USEC_PER_MSEC + "
@@ -81,7 +81,7 @@ TEST_F(PatchCheckTest, MacroFromAHeaderThePatchDoesNotTouch) {
     InputReport r = check("add_header_macro.patch");
     ASSERT_EQ(r.warnings.size(), 1u);
     EXPECT_EQ(r.warnings[0].finding.resolution, Resolution::Macro);
-    EXPECT_EQ(r.warnings[0].finding.value_ms, 2);
+    EXPECT_EQ(r.warnings[0].finding.value, 2);
     EXPECT_EQ(r.warnings[0].finding.defined_at, "drivers/foo/foo.h:6");
 }
 
@@ -89,7 +89,7 @@ TEST_F(PatchCheckTest, Enum) {
     InputReport r = check("add_enum.patch");
     ASSERT_EQ(r.warnings.size(), 1u);
     EXPECT_EQ(r.warnings[0].finding.resolution, Resolution::Enum);
-    EXPECT_EQ(r.warnings[0].finding.value_ms, 5);
+    EXPECT_EQ(r.warnings[0].finding.value, 5);
     EXPECT_NE(r.warnings[0].message.find("FOO_TIMEOUT is 5 (enumerator at drivers/foo/foo.h:9)"),
               std::string::npos)
         << r.warnings[0].message;
@@ -98,7 +98,7 @@ TEST_F(PatchCheckTest, Enum) {
 TEST_F(PatchCheckTest, Expression) {
     InputReport r = check("add_expression.patch");
     ASSERT_EQ(r.warnings.size(), 1u);
-    EXPECT_EQ(r.warnings[0].finding.value_ms, 6);
+    EXPECT_EQ(r.warnings[0].finding.value, 6);
     EXPECT_EQ(r.warnings[0].advice.replacement,
               "usleep_range(FOO_SETTLE_MS * 3 * USEC_PER_MSEC, FOO_SETTLE_MS * 3 * USEC_PER_MSEC "
               "+ FOO_DELAY_RANGE)");
@@ -127,7 +127,7 @@ TEST_F(PatchCheckTest, SeriesAppliesPatchesInOrder) {
     EXPECT_EQ(r.patches, 2u);
     ASSERT_EQ(r.warnings.size(), 1u);
     EXPECT_EQ(r.warnings[0].patch_subject, "[PATCH 2/2] foo: retry with the named delay");
-    EXPECT_EQ(r.warnings[0].finding.value_ms, 7);
+    EXPECT_EQ(r.warnings[0].finding.value, 7);
 }
 
 TEST_F(PatchCheckTest, MalformedPatchIsAnError) {

@@ -24,7 +24,8 @@ Rule msleep_rule() {
     Rule rule;
     rule.name = "msleep_small";
     rule.summary = "msleep() below 20 ms";
-    rule.functions = {"msleep"};
+    rule.add(CallForm{"msleep"});
+    rule.type = "MSLEEP";
     return rule;
 }
 
@@ -42,7 +43,7 @@ Warning sample_warning() {
     w.finding.callee = "msleep";
     w.finding.call = "msleep(3)";
     w.finding.argument = "3";
-    w.finding.value_ms = 3;
+    w.finding.value = 3;
     w.finding.resolution = Resolution::Literal;
     w.input_line = 18;
     w.added_line = "\tmsleep(3);";

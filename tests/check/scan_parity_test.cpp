@@ -91,10 +91,10 @@ TEST(ScanParity, CheckFlagsASiteExactlyWhenScanDoes) {
             const std::optional<Warning> w = warning_at(site, before, after);
             if (site.actionable) {
                 if (!w) {
-                    ADD_FAILURE() << "scan: actionable, " << *site.value_ms << " ms; check: silent";
+                    ADD_FAILURE() << "scan: actionable, " << *site.value << " ms; check: silent";
                     continue;
                 }
-                EXPECT_EQ(w->finding.value_ms, site.value_ms);
+                EXPECT_EQ(w->finding.value, site.value);
                 EXPECT_EQ(w->finding.resolution, site.resolution);
                 ++flagged;
             } else {

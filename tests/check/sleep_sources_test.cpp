@@ -35,7 +35,7 @@ TEST_F(SleepSources, ASubsystemHelperReplacedByMsleepIsNotAMove) {
     const Warning w = only_warning(check_fixture(rule_, "own_sleep_helper_to_msleep.patch"));
     EXPECT_EQ(w.finding.file, "drivers/foo/foo_irq.c");
     EXPECT_EQ(w.finding.line, 12u);
-    EXPECT_EQ(w.finding.value_ms, 5);
+    EXPECT_EQ(w.finding.value, 5);
     EXPECT_EQ(w.input_line, 22u);
     EXPECT_TRUE(w.line_added);
 
@@ -59,7 +59,7 @@ TEST_F(SleepSources, AHeaderDefineMadeSmallReachesACallInAnotherFile) {
     const Warning w = only_warning(check_fixture(rule_, "header_define_made_small.patch"));
     EXPECT_EQ(w.finding.file, "drivers/foo/foo_irq.c");
     EXPECT_EQ(w.finding.line, 21u);
-    EXPECT_EQ(w.finding.value_ms, 5);
+    EXPECT_EQ(w.finding.value, 5);
     EXPECT_FALSE(w.line_added);
     EXPECT_EQ(w.input_line, 22u); // the patch's "+#define FOO_WAIT_MS 5"
     EXPECT_EQ(w.added_line, "\tmsleep(FOO_WAIT_MS);");
@@ -73,7 +73,7 @@ TEST_F(SleepSources, ASameFileDefineMadeSmall) {
     const Warning w = only_warning(check_fixture(rule_, "same_file_define_made_small.patch"));
     EXPECT_EQ(w.finding.line, 16u);
     EXPECT_EQ(w.finding.call, "msleep(FOO_IRQ_SETTLE_MS)");
-    EXPECT_EQ(w.finding.value_ms, 5);
+    EXPECT_EQ(w.finding.value, 5);
     EXPECT_FALSE(w.line_added);
 }
 
@@ -81,7 +81,7 @@ TEST_F(SleepSources, AnEnumeratorChangedInAHeader) {
     const Warning w = only_warning(check_fixture(rule_, "enum_value_changed.patch"));
     EXPECT_EQ(w.finding.file, "drivers/foo/foo_irq.c");
     EXPECT_EQ(w.finding.call, "msleep(FOO_LONG_TIMEOUT)");
-    EXPECT_EQ(w.finding.value_ms, 2);
+    EXPECT_EQ(w.finding.value, 2);
     EXPECT_EQ(w.input_line, 22u);
 }
 
@@ -89,14 +89,14 @@ TEST_F(SleepSources, AHeaderMacroRedefinedInTheFile) {
     const Warning w = only_warning(check_fixture(rule_, "macro_redefined.patch"));
     EXPECT_EQ(w.finding.call, "msleep(FOO_WAIT_MS)");
     EXPECT_EQ(w.finding.line, 24u);
-    EXPECT_EQ(w.finding.value_ms, 3);
+    EXPECT_EQ(w.finding.value, 3);
 }
 
 TEST_F(SleepSources, ACallAddedInAMacroBodyIsJudgedAtEachUse) {
     // #define foo_irq_pause(ms) msleep(ms), used with 4 and with 30: only the first is small.
     const Warning w = only_warning(check_fixture(rule_, "call_added_in_macro_body.patch"));
     EXPECT_EQ(w.finding.line, 26u);
-    EXPECT_EQ(w.finding.value_ms, 4);
+    EXPECT_EQ(w.finding.value, 4);
     EXPECT_TRUE(w.line_added);
     EXPECT_NE(w.message.find("foo_irq_pause(4)"), std::string::npos) << w.message;
 }
@@ -106,7 +106,7 @@ TEST_F(SleepSources, ANewUseOfAHeaderSleepMacro) {
     const Warning w = only_warning(check_fixture(rule_, "macro_use_added.patch"));
     EXPECT_EQ(w.finding.file, "drivers/foo/foo_irq.c");
     EXPECT_EQ(w.finding.line, 27u);
-    EXPECT_EQ(w.finding.value_ms, 3);
+    EXPECT_EQ(w.finding.value, 3);
     EXPECT_NE(w.message.find("foo_nap(3)"), std::string::npos) << w.message;
 }
 
@@ -115,7 +115,7 @@ TEST_F(SleepSources, AHeaderMacroWhoseBodyBecomesMsleep) {
     const Warning w = only_warning(check_fixture(rule_, "header_macro_body_changed.patch"));
     EXPECT_EQ(w.finding.file, "drivers/foo/foo_irq.c");
     EXPECT_EQ(w.finding.line, 23u);
-    EXPECT_EQ(w.finding.value_ms, 3);
+    EXPECT_EQ(w.finding.value, 3);
     EXPECT_EQ(w.input_line, 22u);
 }
 

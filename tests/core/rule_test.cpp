@@ -32,11 +32,54 @@ TEST(Rule, ShippedRuleLoads) {
 
 TEST(Rule, Actionable) {
     Rule rule = parse_rule("name: r\nfunctions: [msleep]\nthreshold_ms: 20\n", "r.yaml");
-    EXPECT_FALSE(rule.actionable(std::nullopt));
-    EXPECT_FALSE(rule.actionable(0));
-    EXPECT_TRUE(rule.actionable(1));
-    EXPECT_TRUE(rule.actionable(19));
-    EXPECT_FALSE(rule.actionable(20));
+    EXPECT_FALSE(rule.actionable(std::nullopt, 0));
+    EXPECT_FALSE(rule.actionable(0, 8));
+    EXPECT_TRUE(rule.actionable(1, 12));
+    EXPECT_TRUE(rule.actionable(19, 28));
+    EXPECT_TRUE(rule.actionable(0.5, 8)); // 500 us
+    EXPECT_FALSE(rule.actionable(20, 28));
+}
+
+// threshold: hz judges the overshoot the sleep model predicts, not the request alone.
+TEST(Rule, HzThresholdJudgesTheOvershoot) {
+    Rule rule = parse_rule("name: r\nfunctions: [msleep]\nthreshold_ms: 20\nthreshold: hz\n",
+                           "r.yaml");
+    EXPECT_EQ(rule.threshold, ThresholdPolicy::Hz);
+    EXPECT_EQ(rule.overshoot_percent, 25);
+    EXPECT_TRUE(rule.actionable(20, 28));   // 40 % over
+    EXPECT_FALSE(rule.actionable(16, 20));  // exactly 25 %: not more
+    EXPECT_FALSE(rule.actionable(100, 104));
+    EXPECT_FALSE(rule.actionable(0, 4));
+}
+
+TEST(Rule, CallFormsAreData) {
+    Rule rule = parse_rule("name: r\ntype: short_jiffy_sleep\nthreshold_ms: 20\ncalls:\n"
+                           "  - {call: msleep_interruptible, interruptible: true}\n"
+                           "  - {call: schedule_timeout_uninterruptible, through: usecs_to_jiffies,\n"
+                           "     unit: us, sleep: jiffies, fix: unused_result}\n"
+                           "  - {call: schedule_timeout, through: msecs_to_jiffies, sleep: jiffies,\n"
+                           "     fix: never, why: state set by hand}\n",
+                           "r.yaml");
+    EXPECT_EQ(rule.type, "SHORT_JIFFY_SLEEP");
+    ASSERT_EQ(rule.calls.size(), 3u);
+    EXPECT_TRUE(rule.calls[0].interruptible);
+    const CallForm* us = rule.form_for("schedule_timeout_uninterruptible", "usecs_to_jiffies");
+    ASSERT_NE(us, nullptr);
+    EXPECT_EQ(us->unit, Unit::Microseconds);
+    EXPECT_EQ(us->fix, FixPolicy::UnusedResult);
+    EXPECT_EQ(rule.form_for("schedule_timeout_uninterruptible", ""), nullptr);
+    EXPECT_TRUE(rule.takes_through("schedule_timeout"));
+    EXPECT_FALSE(rule.takes_through("msleep_interruptible"));
+    EXPECT_EQ(rule.functions.size(), 3u);
+}
+
+TEST(Rule, CallFormErrorsArePositioned) {
+    EXPECT_EQ(error_of("name: r\nthreshold_ms: 20\ncalls:\n  - {call: x, fix: never}\n"),
+              "r.yaml:4:5: a form with 'fix: never' needs 'why' (said in the report)");
+    EXPECT_EQ(error_of("name: r\nthreshold_ms: 20\ncalls:\n  - {call: x, unit: s}\n"),
+              "r.yaml:4:21: unit must be ms or us, not 's'");
+    EXPECT_EQ(error_of("name: r\nthreshold_ms: 20\n"),
+              "r.yaml:1:1: a rule needs 'functions' or 'calls' (one of them)");
 }
 
 TEST(Rule, SecondRuleIsData) {

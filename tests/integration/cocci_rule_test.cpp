@@ -35,7 +35,7 @@ TEST(CocciRule, ReportModeFindsLiteralsAndSameFileDefines) {
     std::vector<std::string> found;
     for (const auto& f : r.findings)
         found.push_back(f.file + ":" + std::to_string(f.line) + ":" + std::to_string(f.column) +
-                        " " + f.call + " = " + std::to_string(f.value_ms.value_or(-1)) + " " +
+                        " " + f.call + " = " + std::to_string(f.value.value_or(-1)) + " " +
                         std::string(to_string(f.resolution)) + " " + f.defined_at);
     EXPECT_EQ(found, (std::vector<std::string>{
                          "drivers/bar/bar.c:11:20 msleep(1) = 1 literal ",
@@ -95,7 +95,7 @@ TEST(CocciRule, ReadsReportLines) {
     ASSERT_EQ(findings.size(), 2u);
     EXPECT_EQ(findings[0].file, "drivers/x.c");
     EXPECT_EQ(findings[0].column, 2u); // spatch counts columns from 0
-    EXPECT_EQ(findings[0].value_ms, 3);
+    EXPECT_EQ(findings[0].value, 3);
     EXPECT_EQ(findings[0].engine, Engine::Cocci);
     EXPECT_EQ(findings[1].constant, "X_MS");
     EXPECT_EQ(findings[1].defined_at, "drivers/x.c:2");

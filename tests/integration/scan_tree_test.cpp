@@ -60,18 +60,18 @@ TEST_F(Linux61, TpmSitesCheckpatchCannotSee) {
 
     std::map<std::string, int> hidden; // "file call" -> count
     for (const auto& f : r.findings) {
-        EXPECT_FALSE(f.actionable && *f.value_ms >= 20) << f.file << ":" << f.line;
+        EXPECT_FALSE(f.actionable && *f.value >= 20) << f.file << ":" << f.line;
         if (!f.actionable || f.resolution == Resolution::Literal)
             continue;
         ++hidden[f.file + " " + f.call];
         if (f.constant == "TPM_TIMEOUT") {
-            EXPECT_EQ(f.value_ms, 5);
+            EXPECT_EQ(f.value, 5);
             EXPECT_EQ(f.resolution, Resolution::Enum);
             EXPECT_EQ(f.engine, Engine::Semantic);
             EXPECT_EQ(f.defined_at.rfind("drivers/char/tpm/tpm.h:", 0), 0u) << f.defined_at;
         } else {
             EXPECT_EQ(f.constant, "TPM_CR50_TIMEOUT_SHORT_MS");
-            EXPECT_EQ(f.value_ms, 2);
+            EXPECT_EQ(f.value, 2);
             EXPECT_EQ(f.resolution, Resolution::Macro);
         }
     }
@@ -103,7 +103,7 @@ TEST_F(Linux61, Hns3ParsesWithItsMakefileFlags) {
         ++resolved[f.argument];
         const std::string where = f.file + ":" + std::to_string(f.line);
         EXPECT_EQ(f.engine, Engine::Semantic) << where;
-        EXPECT_EQ(f.value_ms, 100) << where;
+        EXPECT_EQ(f.value, 100) << where;
         EXPECT_EQ(f.resolution, Resolution::Macro) << where;
         EXPECT_EQ(f.constant, f.argument) << where;
         const std::string header =
@@ -170,7 +170,7 @@ TEST_F(Linux61, EveryCheckpatchRegexLineIsFound) {
     auto r = scan_tree(msleep_rule(), options);
     std::set<std::pair<std::string, unsigned>> found; // lines with a call of a small literal
     for (const auto& f : r.findings)
-        if (f.value_ms && *f.value_ms < 20 && f.resolution == Resolution::Literal)
+        if (f.value && *f.value < 20 && f.resolution == Resolution::Literal)
             found.emplace(f.file, f.line);
 
     const std::regex checkpatch(R"(\bmsleep\s*\((\d+)\);)");

@@ -5,6 +5,7 @@
 #include "core/finding.h"
 #include "core/rule.h"
 #include "rewrite/macro_uses.h"
+#include "rewrite/scanner.h"
 
 #include <fstream>
 #include <map>
@@ -67,7 +68,7 @@ inline std::vector<Finding> findings_in(const Rule& rule, const std::string& pat
         f.argument = text.substr(f.arg_begin, f.arg_end - f.arg_begin);
         f.in_macro_body = toks[i].directive >= 0;
         if (auto it = values.find(f.argument); it != values.end()) {
-            f.value_ms = it->second.ms;
+            f.value = it->second.ms;
             f.resolution = it->second.how;
             if (it->second.how == Resolution::Macro || it->second.how == Resolution::Enum) {
                 f.constant = f.argument;
@@ -79,10 +80,10 @@ inline std::vector<Finding> findings_in(const Rule& rule, const std::string& pat
             }
         } else if (!f.argument.empty() &&
                    f.argument.find_first_not_of("0123456789") == std::string::npos) {
-            f.value_ms = std::stoll(f.argument);
+            f.value = std::stoll(f.argument);
             f.resolution = Resolution::Literal;
         }
-        f.actionable = rule.actionable(f.value_ms);
+        judge_finding(f, rule, 250, true);
         out.push_back(f);
     }
     return out;

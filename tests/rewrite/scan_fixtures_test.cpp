@@ -17,7 +17,7 @@ TEST(ScanFixtures, LiteralsInEveryCForm) {
     const long long expected[] = {1, 16, 5, 10, 8, 25, 0, 2};
     for (size_t i = 0; i < 8; ++i) {
         const Finding& f = r.findings[i];
-        EXPECT_EQ(f.value_ms, expected[i]) << f.call;
+        EXPECT_EQ(f.value, expected[i]) << f.call;
         EXPECT_EQ(f.resolution, Resolution::Literal) << f.call;
         EXPECT_EQ(f.engine, Engine::Lexical) << f.call; // nothing needed the semantic engine
         EXPECT_EQ(f.function, "literal_forms");
@@ -42,37 +42,37 @@ TEST(ScanFixtures, SameFileMacrosThroughOtherMacros) {
     auto r = scan_fixture("drivers/fixture/macros.c");
     ASSERT_EQ(r.findings.size(), 6u);
     const Finding& base = at_line(r, 14);
-    EXPECT_EQ(base.value_ms, 2);
+    EXPECT_EQ(base.value, 2);
     EXPECT_EQ(base.resolution, Resolution::Macro);
     EXPECT_EQ(base.constant, "FOO_BASE_MS");
     EXPECT_EQ(base.defined_at, "drivers/fixture/macros.c:5");
-    EXPECT_EQ(at_line(r, 15).value_ms, 4);  // (FOO_BASE_MS * 2)
-    EXPECT_EQ(at_line(r, 16).value_ms, 4);  // ((4 + (1 << 2)) - (16 >> 2))
-    EXPECT_EQ(at_line(r, 17).value_ms, 20); // continued line; 20 is not actionable
+    EXPECT_EQ(at_line(r, 15).value, 4);  // (FOO_BASE_MS * 2)
+    EXPECT_EQ(at_line(r, 16).value, 4);  // ((4 + (1 << 2)) - (16 >> 2))
+    EXPECT_EQ(at_line(r, 17).value, 20); // continued line; 20 is not actionable
     EXPECT_FALSE(at_line(r, 17).actionable);
     const Finding& sum = at_line(r, 18);
-    EXPECT_EQ(sum.value_ms, 3);
+    EXPECT_EQ(sum.value, 3);
     EXPECT_EQ(sum.resolution, Resolution::Expression);
 }
 
 TEST(ScanFixtures, SameFileMacrosLexically) {
     auto r = scan_fixture("drivers/fixture/macros.c", /*semantic=*/false);
     const Finding& nested = at_line(r, 16);
-    EXPECT_EQ(nested.value_ms, 4);
+    EXPECT_EQ(nested.value, 4);
     EXPECT_EQ(nested.resolution, Resolution::Macro);
     EXPECT_EQ(nested.engine, Engine::Lexical);
     EXPECT_EQ(nested.defined_at, "drivers/fixture/macros.c:7");
-    EXPECT_EQ(at_line(r, 17).value_ms, 20);
+    EXPECT_EQ(at_line(r, 17).value, 20);
 }
 
 TEST(ScanFixtures, CastsNeedTheSemanticEngine) {
     auto lexical = scan_fixture("drivers/fixture/macros.c", /*semantic=*/false);
-    EXPECT_FALSE(at_line(lexical, 19).value_ms); // ((unsigned int)3)
+    EXPECT_FALSE(at_line(lexical, 19).value); // ((unsigned int)3)
     EXPECT_EQ(at_line(lexical, 19).resolution, Resolution::Unresolved);
 
     auto full = scan_fixture("drivers/fixture/macros.c");
     const Finding& cast = at_line(full, 19);
-    EXPECT_EQ(cast.value_ms, 3);
+    EXPECT_EQ(cast.value, 3);
     EXPECT_EQ(cast.resolution, Resolution::Macro);
     EXPECT_EQ(cast.engine, Engine::Semantic);
     EXPECT_EQ(cast.defined_at, "drivers/fixture/macros.c:10");
@@ -83,23 +83,23 @@ TEST(ScanFixtures, HeaderMacrosEnumsAndExpressions) {
     auto r = scan_fixture("drivers/fixture/headers.c");
     ASSERT_EQ(r.findings.size(), 7u);
     const Finding& macro = at_line(r, 12);
-    EXPECT_EQ(macro.value_ms, 4);
+    EXPECT_EQ(macro.value, 4);
     EXPECT_EQ(macro.resolution, Resolution::Macro);
     EXPECT_EQ(macro.defined_at, "include/linux/fixture_timeouts.h:6");
     EXPECT_EQ(macro.engine, Engine::Semantic);
-    EXPECT_EQ(at_line(r, 13).value_ms, 40); // HDR_SLOW_MS, a macro of a macro
+    EXPECT_EQ(at_line(r, 13).value, 40); // HDR_SLOW_MS, a macro of a macro
     const Finding& enumerator = at_line(r, 14);
-    EXPECT_EQ(enumerator.value_ms, 5);
+    EXPECT_EQ(enumerator.value, 5);
     EXPECT_EQ(enumerator.resolution, Resolution::Enum);
     EXPECT_EQ(enumerator.constant, "FIX_TIMEOUT");
     EXPECT_EQ(enumerator.defined_at, "include/linux/fixture_timeouts.h:10");
     EXPECT_TRUE(enumerator.actionable);
     EXPECT_FALSE(at_line(r, 15).actionable); // FIX_TIMEOUT_LONG = 50
     const Finding& expr = at_line(r, 16);
-    EXPECT_EQ(expr.value_ms, 10);
+    EXPECT_EQ(expr.value, 10);
     EXPECT_EQ(expr.resolution, Resolution::Expression);
     for (unsigned line : {17u, 18u}) { // a parameter and a member: never guessed
-        EXPECT_FALSE(at_line(r, line).value_ms) << line;
+        EXPECT_FALSE(at_line(r, line).value) << line;
         EXPECT_EQ(at_line(r, line).resolution, Resolution::Unresolved);
         EXPECT_FALSE(at_line(r, line).actionable);
     }
@@ -107,7 +107,7 @@ TEST(ScanFixtures, HeaderMacrosEnumsAndExpressions) {
 
 TEST(ScanFixtures, HeaderNamesStayUnresolvedWithoutTheSemanticEngine) {
     auto r = scan_fixture("drivers/fixture/headers.c", /*semantic=*/false);
-    EXPECT_FALSE(at_line(r, 14).value_ms);
+    EXPECT_FALSE(at_line(r, 14).value);
     EXPECT_EQ(at_line(r, 14).engine, Engine::Lexical);
     EXPECT_EQ(r.files_semantic, 0u);
     // Only the engine that did not run could fold them; variables no engine could.
@@ -123,11 +123,11 @@ TEST(ScanFixtures, CallsInsideDefineBodies) {
     ASSERT_EQ(r.findings.size(), 2u);
     const Finding& shortw = at_line(r, 6);
     EXPECT_TRUE(shortw.in_macro_body);
-    EXPECT_EQ(shortw.value_ms, 3);
+    EXPECT_EQ(shortw.value, 3);
     EXPECT_EQ(shortw.function, ""); // a #define is at file scope
     const Finding& param = at_line(r, 7);
     EXPECT_TRUE(param.in_macro_body);
-    EXPECT_FALSE(param.value_ms);      // msleep(ms): the macro's parameter
+    EXPECT_FALSE(param.value);      // msleep(ms): the macro's parameter
     EXPECT_TRUE(r.macro_uses.empty()); // not asked for
 }
 
@@ -142,15 +142,15 @@ TEST(ScanFixtures, MacroUsesAreFoundAtTheUseWhenAsked) {
     EXPECT_EQ(r.macro_uses[0].line, 11u);
     EXPECT_EQ(r.macro_uses[0].call, "body_wait_short()");
     EXPECT_EQ(r.macro_uses[0].constant, "body_wait_short");
-    EXPECT_EQ(r.macro_uses[0].value_ms, 3);
+    EXPECT_EQ(r.macro_uses[0].value, 3);
     EXPECT_EQ(r.macro_uses[0].defined_at, "drivers/fixture/macro_body.c:6");
     EXPECT_EQ(r.macro_uses[0].function, "macro_body_users");
     EXPECT_EQ(r.macro_uses[1].call, "body_wait(7)");
     EXPECT_EQ(r.macro_uses[1].argument, "7");
-    EXPECT_EQ(r.macro_uses[1].value_ms, 7);
+    EXPECT_EQ(r.macro_uses[1].value, 7);
     EXPECT_TRUE(r.macro_uses[1].actionable);
     // The calls themselves read as a scan without macro uses reads them.
-    EXPECT_FALSE(at_line(r, 7).value_ms);
+    EXPECT_FALSE(at_line(r, 7).value);
 }
 
 TEST(ScanFixtures, InactiveBranchesAreReportedAndMarked) {
@@ -160,9 +160,9 @@ TEST(ScanFixtures, InactiveBranchesAreReportedAndMarked) {
     EXPECT_TRUE(at_line(r, 12).inactive);  // #ifdef CONFIG_FIXTURE_NOT_SET
     EXPECT_FALSE(at_line(r, 14).inactive); // its #else
     EXPECT_FALSE(at_line(r, 17).inactive); // #if 1
-    EXPECT_EQ(at_line(r, 17).value_ms, 5);
+    EXPECT_EQ(at_line(r, 17).value, 5);
     EXPECT_TRUE(at_line(r, 19).inactive); // #if 1 ... #else
-    EXPECT_EQ(at_line(r, 9).value_ms, 1); // still resolved, for the record
+    EXPECT_EQ(at_line(r, 9).value, 1); // still resolved, for the record
 }
 
 TEST(ScanFixtures, LexicalOnlyMarksOnlyWhatTheTextDecides) {
@@ -176,7 +176,7 @@ TEST(ScanFixtures, VariablesInDeclaratorListsNeedNoParse) {
     auto r = scan_fixture("drivers/fixture/locals.c");
     ASSERT_EQ(r.findings.size(), 3u);
     for (const auto& f : r.findings) {
-        EXPECT_FALSE(f.value_ms) << f.call;
+        EXPECT_FALSE(f.value) << f.call;
         EXPECT_EQ(f.engine, Engine::Lexical) << f.call;
         EXPECT_EQ(f.note.rfind("not a constant", 0), 0u) << f.call << ": " << f.note;
     }
@@ -187,7 +187,7 @@ TEST(ScanFixtures, VariablesInDeclaratorListsNeedNoParse) {
 TEST(ScanFixtures, CommentsStringsMembersAndDeclarationsAreNotCalls) {
     auto r = scan_fixture("drivers/fixture/comments.c");
     ASSERT_EQ(r.findings.size(), 1u);
-    EXPECT_EQ(r.findings[0].value_ms, 4);
+    EXPECT_EQ(r.findings[0].value, 4);
     EXPECT_EQ(r.findings[0].line, 18u);
     EXPECT_EQ(r.findings[0].function, "not_calls");
 }
@@ -200,10 +200,10 @@ TEST(ScanFixtures, FileThatDoesNotParseFallsBackToLexical) {
     ASSERT_EQ(r.errors.size(), 1u);
     EXPECT_NE(r.errors[0].find("drivers/fixture/broken.c"), std::string::npos);
     const Finding& literal = at_line(r, 10);
-    EXPECT_EQ(literal.value_ms, 7);
+    EXPECT_EQ(literal.value, 7);
     EXPECT_EQ(literal.engine, Engine::Lexical);
     const Finding& header = at_line(r, 11);
-    EXPECT_FALSE(header.value_ms);
+    EXPECT_FALSE(header.value);
     EXPECT_NE(header.note.find("semantic parse failed"), std::string::npos) << header.note;
 }
 
@@ -252,7 +252,7 @@ TEST(ScanBuffer, ScansEditedTextAsIfInTheTree) {
     auto r = scan_buffer(testing::msleep_rule(), options, "drivers/fixture/new.c", text);
     ASSERT_EQ(r.findings.size(), 2u);
     EXPECT_EQ(r.findings[0].file, "drivers/fixture/new.c");
-    EXPECT_EQ(r.findings[0].value_ms, 5);
+    EXPECT_EQ(r.findings[0].value, 5);
     EXPECT_EQ(r.findings[0].resolution, Resolution::Enum);
     EXPECT_EQ(r.findings[0].function, "f");
     EXPECT_EQ(r.findings[1].line, 6u);
@@ -263,7 +263,7 @@ TEST(ScanBuffer, ScansEditedTextAsIfInTheTree) {
 
 TEST(ScanBuffer, AnotherRuleFunctionIsData) {
     Rule rule = testing::msleep_rule();
-    rule.functions = {"msleep", "msleep_interruptible"};
+    rule.add(CallForm{"msleep_interruptible"});
     std::string text = "void f(void)\n{\n\tmsleep_interruptible(5);\n\tmsleep(6);\n}\n";
     ScanOptions options;
     options.tree = testing::scan_fixture_tree();
@@ -271,7 +271,7 @@ TEST(ScanBuffer, AnotherRuleFunctionIsData) {
     auto r = scan_buffer(rule, options, "drivers/fixture/other.c", text);
     ASSERT_EQ(r.findings.size(), 2u);
     EXPECT_EQ(r.findings[0].callee, "msleep_interruptible");
-    EXPECT_EQ(r.findings[0].value_ms, 5);
+    EXPECT_EQ(r.findings[0].value, 5);
 }
 
 } // namespace

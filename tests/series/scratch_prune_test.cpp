@@ -47,7 +47,7 @@ FixResult foo_fix() {
     at.callee = "msleep";
     at.call = "msleep(1)";
     at.argument = "1";
-    at.value_ms = 1;
+    at.value = 1;
     at.predicted_sleep_ms = 12;
     at.actionable = true;
     f.sites.push_back(site);

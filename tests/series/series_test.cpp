@@ -69,7 +69,7 @@ FileFix file_fix(const std::string& dir, const std::string& name, int ms) {
     site.finding.callee = "msleep";
     site.finding.call = "msleep(" + std::to_string(ms) + ")";
     site.finding.argument = std::to_string(ms);
-    site.finding.value_ms = ms;
+    site.finding.value = ms;
     site.finding.predicted_sleep_ms = ms < 4 ? 12 : 20;
     site.finding.actionable = true;
     f.sites.push_back(site);

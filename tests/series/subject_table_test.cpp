@@ -206,7 +206,7 @@ class SubjectOrderTest : public ::testing::Test {
         site.finding.callee = "msleep";
         site.finding.call = "msleep(5)";
         site.finding.argument = "5";
-        site.finding.value_ms = 5;
+        site.finding.value = 5;
         site.finding.predicted_sleep_ms = 12;
         site.finding.actionable = true;
         f.sites.push_back(site);
