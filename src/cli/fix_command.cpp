@@ -3,6 +3,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/output.h"
+#include "cli/rule_options.h"
 #include "cli/tree_build.h"
 #include "cli/tree_paths.h"
 #include "core/rule.h"
@@ -85,17 +86,18 @@ void print_summary(const FixResult& result, bool wrote) {
 } // namespace
 
 int fix_command(int argc, char** argv) {
-    std::string rule_path = default_rule_path();
+    std::vector<std::string> rule_names;
+    std::string threshold;
     int jobs = 2;
     TreeBuildOptions tree_build;
     bool in_place = false, force = false, lexical_only = false;
     std::vector<std::string> positionals;
     ArgParser args("fix", "[options] TREE [PATH...]",
-                   "Rewrites the small msleep() calls that `ksweep scan` finds under the PATHs\n"
-                   "of TREE into usleep_range() with a named slack constant (or the rule's\n"
-                   "target), in kernel style, and verifies each file by scanning it again.\n"
+                   "Rewrites the short sleeps that `ksweep scan` finds under the PATHs of TREE\n"
+                   "into usleep_range() with a named slack constant (or the rule's target), in\n"
+                   "kernel style, each rule in turn, and verifies each file by scanning it again.\n"
                    "Prints a unified diff; writes the files only with --in-place.");
-    args.option("--rule", &rule_path, "FILE", "rule file (default: rules/msleep_small.yaml)");
+    add_rule_options(args, &rule_names, &threshold);
     args.flag("--in-place", &in_place, "write the fixed files into TREE");
     args.flag("--force", &force,
               "with --in-place: write over uncommitted changes, or outside a git work tree");
@@ -111,7 +113,7 @@ int fix_command(int argc, char** argv) {
     }
 
     try {
-        const Rule rule = load_rule(rule_path);
+        const std::vector<Rule> rules = load_rules_for(rule_names, threshold);
         ScanOptions options;
         options.tree = positionals[0];
         options.paths =
@@ -135,10 +137,10 @@ int fix_command(int argc, char** argv) {
         options.hz = build.hz.hz;
         Progress progress("scanning", Progress::mode_for_stderr());
         options.progress = [&](size_t done, size_t total) { progress.update(done, total); };
-        const ScanResult scan = scan_tree(rule, options);
+        const ScanResult scan = scan_tree(rules, options);
         progress.finish();
         options.progress = nullptr;
-        const FixResult result = plan_fixes(rule, options, scan);
+        const FixResult result = plan_fixes(rules, options, scan);
 
         if (!in_place) {
             std::fputs(unified_diff(result).c_str(), stdout);

@@ -3,6 +3,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/output.h"
+#include "cli/rule_options.h"
 #include "cli/tree_build.h"
 #include "cli/tree_paths.h"
 #include "core/json.h"
@@ -11,6 +12,7 @@
 #include "rewrite/cross_check.h"
 #include "rewrite/scanner.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -28,6 +30,29 @@ Json string_or_null(const std::string& s) {
     return s.empty() ? Json(nullptr) : Json(s);
 }
 
+// {"100": 30, "250": 12, "1000": 3}: the same call's sleep at each common HZ.
+Json predicted_by_hz_json(const Finding& f) {
+    if (f.predicted_by_hz.empty())
+        return Json(nullptr);
+    Json out = Json::object();
+    for (const auto& [hz, ms] : f.predicted_by_hz)
+        out[std::to_string(hz)] = json_number(ms);
+    return out;
+}
+
+Json rule_json(const Rule& rule) {
+    Json calls = Json::array();
+    for (const CallForm& form : rule.calls)
+        calls.push_back(form.display());
+    return Json{{"name", rule.name},
+                {"type", rule.type},
+                {"calls", std::move(calls)},
+                {"threshold",
+                 rule.threshold == ThresholdPolicy::Checkpatch ? "checkpatch" : "hz"},
+                {"threshold_ms", rule.threshold_ms},
+                {"overshoot_percent", rule.overshoot_percent}};
+}
+
 Json finding_json(const Finding& f) {
     return Json{
         {"file", f.file},
@@ -37,12 +62,18 @@ Json finding_json(const Finding& f) {
         {"callee", f.callee},
         {"call", f.call},
         {"argument", f.argument},
-        {"value_ms", f.value ? Json(*f.value) : Json(nullptr)},
+        {"rule", f.rule},
+        {"through", string_or_null(f.through)},
+        {"value", f.value ? Json(*f.value) : Json(nullptr)},
+        {"unit", std::string(to_string(f.unit))},
+        {"value_ms", f.requested_ms() ? json_number(*f.requested_ms()) : Json(nullptr)},
+        {"result_used", f.result_used ? Json(*f.result_used) : Json(nullptr)},
         {"resolution", std::string(to_string(f.resolution))},
         {"constant", string_or_null(f.constant)},
         {"defined_at", string_or_null(f.defined_at)},
         {"engine", std::string(to_string(f.engine))},
         {"predicted_sleep_ms", f.value ? json_number(f.predicted_sleep_ms) : Json(nullptr)},
+        {"predicted_ms_by_hz", predicted_by_hz_json(f)},
         {"actionable", f.actionable},
         {"inactive", f.inactive},
         {"in_macro_body", f.in_macro_body},
@@ -68,17 +99,19 @@ struct Summary {
     }
 };
 
-void print_json(const std::string& tree, const Rule& rule, const ScanResult& r,
+void print_json(const std::string& tree, const std::vector<Rule>& rules, const ScanResult& r,
                 const TreeBuild& build) {
     Json findings = Json::array();
     for (const auto& f : r.findings)
         findings.push_back(finding_json(f));
+    Json rule_list = Json::array();
+    for (const Rule& rule : rules)
+        rule_list.push_back(rule_json(rule));
     Summary s(r);
     // Keys sorted (Json is a sorted map), as this output has always had them.
     Json root{
         {"tree", tree},
-        {"rule", rule.name},
-        {"threshold_ms", rule.threshold_ms},
+        {"rules", std::move(rule_list)},
         {"hz", r.hz},
         {"hz_source", build.hz.source},
         {"kernel_version", to_string(r.kernel)},
@@ -115,17 +148,19 @@ std::string one_line(const std::string& s) {
     return out;
 }
 
-void print_text(const Rule& rule, const ScanResult& r) {
+void print_text(const std::vector<Rule>& rules, const ScanResult& r) {
     std::printf("%-48s %-26s %-34s %8s %-10s %9s  %s\n", "LOCATION", "FUNCTION", "CALL", "VALUE",
                 "RESOLVED", "SLEEPS", "NOTES");
     for (const auto& f : r.findings) {
         std::string where = f.file + ":" + std::to_string(f.line) + ":" + std::to_string(f.column);
-        std::string value = f.value ? std::to_string(*f.value) + " ms" : "?";
+        std::string value = f.value_text();
         char sleeps[32] = "";
         if (f.value)
             std::snprintf(sleeps, sizeof sleeps, "%.1f ms", f.predicted_sleep_ms);
         std::string notes;
         auto add = [&](const std::string& n) { notes += (notes.empty() ? "" : "; ") + n; };
+        if (rules.size() > 1)
+            add(f.rule);
         if (f.actionable && !f.inactive)
             add("ACTIONABLE");
         if (f.inactive)
@@ -143,16 +178,24 @@ void print_text(const Rule& rule, const ScanResult& r) {
                     notes.c_str());
     }
     Summary s(r);
-    std::printf("\n%zu %s call%s in %zu of %zu files:", r.findings.size(),
-                rule.functions.empty() ? "" : rule.functions.front().c_str(),
-                r.findings.size() == 1 ? "" : "s", s.files.size(), r.files_scanned);
+    std::string calls, thresholds;
+    for (const Rule& rule : rules) {
+        const size_t n = std::count_if(r.findings.begin(), r.findings.end(),
+                                       [&](const Finding& f) { return f.rule == rule.name; });
+        calls += (calls.empty() ? "" : ", ") + std::to_string(n) + " " + rule.name;
+        thresholds += (thresholds.empty() ? "" : "; ") +
+                      (rules.size() > 1 ? rule.name + ": " : "") + rule.threshold_text();
+    }
+    std::printf("\n%zu call%s (%s) in %zu of %zu files:", r.findings.size(),
+                r.findings.size() == 1 ? "" : "s", calls.c_str(), s.files.size(),
+                r.files_scanned);
     const char* sep = " ";
     for (const auto& [kind, n] : s.by_resolution) {
         std::printf("%s%zu %s", sep, n, kind.c_str());
         sep = ", ";
     }
-    std::printf(".\n%zu actionable (0 < value < %lld ms), %zu inactive; HZ=%d, kernel %s.\n",
-                s.actionable, rule.threshold_ms, s.inactive, r.hz, to_string(r.kernel).c_str());
+    std::printf(".\n%zu actionable (%s), %zu inactive; HZ=%d, kernel %s.\n", s.actionable,
+                thresholds.c_str(), s.inactive, r.hz, to_string(r.kernel).c_str());
     std::printf("Engines: %zu lexical, %zu semantic findings; %zu files parsed semantically "
                 "(%s), %zu fell back to lexical.\n",
                 s.by_engine["lexical"], s.by_engine["semantic"], r.files_semantic,
@@ -166,17 +209,19 @@ void print_text(const Rule& rule, const ScanResult& r) {
 } // namespace
 
 int scan_command(int argc, char** argv) {
-    std::string rule_path = default_rule_path(), format = "text";
+    std::vector<std::string> rule_names;
+    std::string format = "text", threshold;
     int jobs = 2;
     TreeBuildOptions tree_build;
     bool lexical_only = false, fail_on_findings = false, cross = false;
     std::string engine = "clang";
     std::vector<std::string> positionals;
     ArgParser args("scan", "[options] TREE [PATH...]",
-                   "Finds every call of the rule's functions (msleep) in .c and .h files under\n"
-                   "the PATHs of TREE (all of it by default) and resolves the argument to\n"
-                   "milliseconds through literals, macros, enums and constant expressions.");
-    args.option("--rule", &rule_path, "FILE", "rule file (default: rules/msleep_small.yaml)");
+                   "Finds every call the rules look at (msleep(), msleep_interruptible(),\n"
+                   "schedule_timeout_*(msecs_to_jiffies()) ...) in .c and .h files under the\n"
+                   "PATHs of TREE (all of it by default) and resolves the argument through\n"
+                   "literals, macros, enums and constant expressions.");
+    add_rule_options(args, &rule_names, &threshold);
     args.option("--format", &format, "text|json", "output format (JSON: docs/scan-json.md)");
     args.option("-j", &jobs, "N", "parallel jobs (default 2)");
     tree_build.add_to(args);
@@ -201,7 +246,7 @@ int scan_command(int argc, char** argv) {
     }
 
     try {
-        Rule rule = load_rule(rule_path);
+        const std::vector<Rule> rules = load_rules_for(rule_names, threshold);
         ScanOptions options;
         options.tree = positionals[0];
         options.paths =
@@ -217,21 +262,38 @@ int scan_command(int argc, char** argv) {
             throw std::runtime_error("--engine must be clang or cocci, not '" + engine + "'");
         if (cross && engine == "cocci")
             throw std::runtime_error("--cross-check runs both engines: no --engine cocci");
-        ScanResult result =
-            engine == "cocci" ? cocci_scan_tree(rule, options) : scan_tree(rule, options);
-        progress.finish();
+        if (cross && format == "json" && rules.size() > 1)
+            throw std::runtime_error("--cross-check --format json checks one rule: give --rule");
         if (cross) {
-            CrossCheckResult checked = cross_check_scan(rule, options, result);
-            std::fputs(format == "json" ? format_cross_check_json(checked).c_str()
-                                        : format_cross_check_text(checked).c_str(),
-                       stdout);
+            // Each rule against its own Coccinelle twin.
+            for (const Rule& rule : rules) {
+                const ScanResult result = scan_tree(rule, options);
+                progress.finish();
+                CrossCheckResult checked = cross_check_scan(rule, options, result);
+                if (format == "json") {
+                    std::fputs(format_cross_check_json(checked).c_str(), stdout);
+                } else {
+                    if (rules.size() > 1)
+                        std::printf("== %s ==\n", rule.name.c_str());
+                    std::fputs(format_cross_check_text(checked).c_str(), stdout);
+                }
+            }
             return 0;
         }
+        ScanResult result;
+        if (engine == "cocci") {
+            if (rules.size() != 1)
+                throw std::runtime_error("--engine cocci runs one rule's twin: give one --rule");
+            result = cocci_scan_tree(rules.front(), options);
+        } else {
+            result = scan_tree(rules, options);
+        }
+        progress.finish();
 
         if (format == "json")
-            print_json(options.tree, rule, result, build);
+            print_json(options.tree, rules, result, build);
         else
-            print_text(rule, result);
+            print_text(rules, result);
         if (fail_on_findings)
             for (const auto& f : result.findings)
                 if (f.actionable && !f.inactive)

@@ -184,6 +184,12 @@ bool Rule::takes_through(const std::string& callee) const {
     });
 }
 
+std::string Rule::threshold_text() const {
+    if (threshold == ThresholdPolicy::Checkpatch)
+        return "0 < value < " + std::to_string(threshold_ms) + " ms";
+    return "overshoot > " + std::to_string(overshoot_percent) + " % at the tree's HZ";
+}
+
 bool Rule::actionable(std::optional<double> requested_ms, double predicted_ms) const {
     if (!requested_ms || *requested_ms <= 0)
         return false;

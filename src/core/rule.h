@@ -98,6 +98,8 @@ struct Rule {
     const CallForm* form_for(const std::string& callee, const std::string& through) const;
     // Whether the callee has forms that take their argument through a conversion call.
     bool takes_through(const std::string& callee) const;
+    // "0 < value < 20 ms", or "overshoot > 25 % at the tree's HZ".
+    std::string threshold_text() const;
     // A request of `requested_ms` that the sleep model says lasts `predicted_ms`.
     bool actionable(std::optional<double> requested_ms, double predicted_ms) const;
 

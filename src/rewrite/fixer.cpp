@@ -22,37 +22,102 @@ namespace {
 // Sites a reader would expect the fixer to look at: the rule's calls that are actionable, or
 // look like they might be (msleep(0), unresolved arguments).
 bool worth_a_look(const Rule& rule, const Finding& f) {
-    return rule.is_rule_function(f.callee) && (f.actionable || !f.value || *f.value == 0);
+    return rule.is_rule_function(f.callee) && (f.rule.empty() || f.rule == rule.name) &&
+           (f.actionable || !f.value || *f.value == 0);
 }
 
 const char* const kOverlap = "its edits overlap another site's";
 
 struct FileWork {
     std::string path;
-    std::vector<Finding> findings;
+    std::vector<Finding> findings; // the scan's, every rule's
     std::optional<FileFix> fix;
     std::vector<SiteOutcome> skipped;
 };
 
-void fix_and_verify(const Rule& rule, const ScanOptions& options, const ScanResult& scan,
-                    FileWork& work) {
+std::vector<Finding> worth_a_look(const Rule& rule, const std::vector<Finding>& findings) {
+    std::vector<Finding> out;
+    for (const Finding& f : findings)
+        if (worth_a_look(rule, f))
+            out.push_back(f);
+    return out;
+}
+
+// A finding of a re-scan, at its place in the scanned text: the same call (rule and text)
+// counted in order, so that lines stay those of the file as it is in the tree.
+Finding as_scanned(const Finding& rescanned, const std::vector<Finding>& rescan,
+                   const std::vector<Finding>& scanned) {
+    auto same = [&](const Finding& f) {
+        return f.rule == rescanned.rule && f.call == rescanned.call;
+    };
+    size_t ordinal = 0;
+    for (const Finding& f : rescan) {
+        if (f.call_begin == rescanned.call_begin)
+            break;
+        ordinal += same(f);
+    }
+    for (const Finding& f : scanned)
+        if (same(f) && ordinal-- == 0)
+            return f;
+    return rescanned;
+}
+
+// Each rule in turn on the text the rules before it left: the first from the scan's findings,
+// the next ones from a re-scan of the text as it now is. A rule whose fix fails verification
+// leaves the text as it found it.
+void fix_and_verify(const std::vector<Rule>& rules, const ScanOptions& options,
+                    const ScanResult& scan, FileWork& work) {
     const auto text = read_file(fs::path(options.tree) / work.path);
     if (!text) {
         for (const Finding& f : work.findings)
             work.skipped.push_back({f, false, "", "cannot read " + work.path, ""});
         return;
     }
-    FileFix fix = fix_file_text(rule, work.path, *text, work.findings, work.skipped);
-    if (fix.fixed == fix.original)
-        return;
-    const bool overlapped = std::any_of(work.skipped.begin(), work.skipped.end(),
-                                        [](const SiteOutcome& s) { return s.reason == kOverlap; });
-    if (auto failure = verify_fix(rule, options, scan, fix, !overlapped)) {
-        for (const SiteOutcome& s : fix.sites)
-            work.skipped.push_back({s.finding, false, "", "verification failed: " + *failure, ""});
-        return;
+    FileFix merged;
+    merged.file = work.path;
+    merged.original = merged.fixed = *text;
+    for (const Rule& rule : rules) {
+        ScanResult before; // this file's part of the scan, as the verification needs it
+        before.hz = scan.hz;
+        before.kernel = scan.kernel;
+        before.extra_jiffy = scan.extra_jiffy;
+        before.build_dir = scan.build_dir;
+        before.findings = merged.fixed == *text
+                              ? work.findings
+                              : scan_buffer(rule, options, work.path, merged.fixed).findings;
+        const std::vector<Finding> findings = worth_a_look(rule, before.findings);
+        if (findings.empty())
+            continue;
+        std::vector<SiteOutcome> skipped;
+        FileFix fix = fix_file_text(rule, work.path, merged.fixed, findings, skipped);
+        const bool overlapped = std::any_of(skipped.begin(), skipped.end(), [](const auto& s) {
+            return s.reason == kOverlap;
+        });
+        if (merged.fixed != *text) {
+            for (SiteOutcome& site : skipped)
+                site.finding = as_scanned(site.finding, before.findings, work.findings);
+            for (SiteOutcome& site : fix.sites)
+                site.finding = as_scanned(site.finding, before.findings, work.findings);
+        }
+        work.skipped.insert(work.skipped.end(), skipped.begin(), skipped.end());
+        if (fix.fixed == fix.original)
+            continue;
+        if (auto failure = verify_fix(rule, options, before, fix, !overlapped)) {
+            for (const SiteOutcome& s : fix.sites)
+                work.skipped.push_back(
+                    {s.finding, false, "", "verification failed: " + *failure, ""});
+            continue;
+        }
+        merged.fixed = fix.fixed;
+        merged.sites.insert(merged.sites.end(), fix.sites.begin(), fix.sites.end());
+        if (merged.slack_name.empty() || fix.slack_defined_here) {
+            merged.slack_name = fix.slack_name;
+            merged.slack_us = fix.slack_us;
+        }
+        merged.slack_defined_here = merged.slack_defined_here || fix.slack_defined_here;
     }
-    work.fix = std::move(fix);
+    if (merged.fixed != merged.original)
+        work.fix = std::move(merged);
 }
 
 } // namespace
@@ -96,20 +161,24 @@ FileFix fix_file_text(const Rule& rule, const std::string& path, const std::stri
     return fix;
 }
 
-FixResult plan_fixes(const Rule& rule, const ScanOptions& options, const ScanResult& scan) {
+FixResult plan_fixes(const std::vector<Rule>& rules, const ScanOptions& options,
+                     const ScanResult& scan) {
     std::map<std::string, FileWork> by_file;
     for (const Finding& f : scan.findings)
-        if (worth_a_look(rule, f)) {
+        if (std::any_of(rules.begin(), rules.end(),
+                        [&](const Rule& rule) { return worth_a_look(rule, f); })) {
             FileWork& w = by_file[f.file];
             w.path = f.file;
-            w.findings.push_back(f);
         }
+    for (const Finding& f : scan.findings)
+        if (auto it = by_file.find(f.file); it != by_file.end())
+            it->second.findings.push_back(f);
     std::vector<FileWork*> work;
     for (auto& [path, w] : by_file)
         work.push_back(&w);
 
     parallel_for(work.size(), options.jobs,
-                 [&](size_t i) { fix_and_verify(rule, options, scan, *work[i]); });
+                 [&](size_t i) { fix_and_verify(rules, options, scan, *work[i]); });
 
     FixResult result;
     for (FileWork* w : work) {
@@ -120,6 +189,10 @@ FixResult plan_fixes(const Rule& rule, const ScanOptions& options, const ScanRes
     }
     result.scan = scan;
     return result;
+}
+
+FixResult plan_fixes(const Rule& rule, const ScanOptions& options, const ScanResult& scan) {
+    return plan_fixes(std::vector<Rule>{rule}, options, scan);
 }
 
 } // namespace ksweep

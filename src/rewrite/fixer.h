@@ -39,7 +39,10 @@ struct FixResult {
     ScanResult scan;                  // the scan the plan was made from
 };
 
-// Plans and applies in memory; writes nothing.
+// Plans and applies in memory; writes nothing. With several rules, each fixes the text the
+// ones before it left (re-scanned), and a file's FileFix holds all their sites.
+FixResult plan_fixes(const std::vector<Rule>& rules, const ScanOptions& options,
+                     const ScanResult& scan);
 FixResult plan_fixes(const Rule& rule, const ScanOptions& options, const ScanResult& scan);
 
 // Fixes one file's text in memory from its findings (plan, overlap check, apply), without

@@ -14,6 +14,8 @@
 #include <filesystem>
 #include <memory>
 #include <mutex>
+#include <set>
+#include <tuple>
 #include <stdexcept>
 
 namespace fs = std::filesystem;
@@ -346,6 +348,30 @@ ScanResult scan_tree(const Rule& rule, const ScanOptions& options) {
     for (auto& o : outcomes)
         add_outcome(result, std::move(o));
     return result;
+}
+
+ScanResult scan_tree(const std::vector<Rule>& rules, const ScanOptions& options) {
+    if (rules.empty())
+        throw std::runtime_error("no rule to scan with");
+    ScanResult merged = scan_tree(rules.front(), options);
+    std::set<std::string> errors(merged.errors.begin(), merged.errors.end());
+    for (size_t i = 1; i < rules.size(); ++i) {
+        ScanResult r = scan_tree(rules[i], options);
+        merged.findings.insert(merged.findings.end(), r.findings.begin(), r.findings.end());
+        merged.macro_uses.insert(merged.macro_uses.end(), r.macro_uses.begin(),
+                                 r.macro_uses.end());
+        merged.files_semantic = std::max(merged.files_semantic, r.files_semantic);
+        merged.files_fallback = std::max(merged.files_fallback, r.files_fallback);
+        for (std::string& e : r.errors)
+            if (errors.insert(e).second)
+                merged.errors.push_back(std::move(e));
+    }
+    auto by_place = [](const Finding& a, const Finding& b) {
+        return std::tie(a.file, a.call_begin) < std::tie(b.file, b.call_begin);
+    };
+    std::stable_sort(merged.findings.begin(), merged.findings.end(), by_place);
+    std::stable_sort(merged.macro_uses.begin(), merged.macro_uses.end(), by_place);
+    return merged;
 }
 
 ScanResult scan_buffer(const Rule& rule, const ScanOptions& options, const std::string& rel_path,

@@ -54,6 +54,10 @@ void judge_finding(Finding& f, const Rule& rule, int hz, bool extra_jiffy);
 // tree); per-file problems go to ScanResult::errors.
 ScanResult scan_tree(const Rule& rule, const ScanOptions& options);
 
+// Each rule's scan of the same tree, their findings merged in file order (each names its
+// rule); counts and errors once per file.
+ScanResult scan_tree(const std::vector<Rule>& rules, const ScanOptions& options);
+
 // Scans one file's text as if it were at `rel_path` inside options.tree (headers resolve
 // against the tree and build dir). Used by fix (re-scan after edits) and check (patched text).
 ScanResult scan_buffer(const Rule& rule, const ScanOptions& options, const std::string& rel_path,
