@@ -504,4 +504,22 @@ void PatchChecker::check_patch(const Patch& patch, const PreimageReader& preimag
     PatchRun(rule_, options_, hz_, patch, preimage, overlay).run(report, patch.subject);
 }
 
+std::vector<InputReport> merge_reports(std::vector<std::vector<InputReport>> per_rule) {
+    if (per_rule.empty())
+        return {};
+    std::vector<InputReport> merged = std::move(per_rule.front());
+    for (size_t r = 1; r < per_rule.size(); ++r)
+        for (size_t i = 0; i < merged.size() && i < per_rule[r].size(); ++i) {
+            InputReport& into = merged[i];
+            InputReport& from = per_rule[r][i];
+            into.warnings.insert(into.warnings.end(), from.warnings.begin(), from.warnings.end());
+            into.unresolved.insert(into.unresolved.end(), from.unresolved.begin(),
+                                   from.unresolved.end());
+            for (std::string& note : from.notes)
+                if (std::find(into.notes.begin(), into.notes.end(), note) == into.notes.end())
+                    into.notes.push_back(std::move(note));
+        }
+    return merged;
+}
+
 } // namespace ksweep::check

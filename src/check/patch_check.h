@@ -82,6 +82,10 @@ struct InputReport {
     std::vector<std::string> notes;  // what was skipped or could not be done, one line each
 };
 
+// Several rules' reports of the same inputs (one vector per rule, inputs in the same order)
+// as one: warnings and checks together, notes once each.
+std::vector<InputReport> merge_reports(std::vector<std::vector<InputReport>> per_rule);
+
 // A patch that cannot be checked (does not parse or does not apply): what() says why.
 struct CheckError : std::runtime_error {
     using std::runtime_error::runtime_error;

@@ -28,11 +28,12 @@ struct RunInfo {
     KernelVersion kernel;
 };
 
-std::string format_text(const std::vector<InputReport>& reports, const Rule& rule,
+// `rules`: those the check ran, in order; each warning names its own (Finding::rule).
+std::string format_text(const std::vector<InputReport>& reports, const std::vector<Rule>& rules,
                         const TextStyle& style);
-std::string format_json(const std::vector<InputReport>& reports, const Rule& rule,
+std::string format_json(const std::vector<InputReport>& reports, const std::vector<Rule>& rules,
                         const RunInfo& run);
-std::string format_sarif(const std::vector<InputReport>& reports, const Rule& rule,
+std::string format_sarif(const std::vector<InputReport>& reports, const std::vector<Rule>& rules,
                          const RunInfo& run);
 
 // An input's warnings and checks in the order the input shows them (patch line).

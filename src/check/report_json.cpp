@@ -52,8 +52,13 @@ OrderedJson findings_json(const std::vector<Warning>& warnings) {
 
 } // namespace
 
-std::string format_json(const std::vector<InputReport>& reports, const Rule& rule,
+std::string format_json(const std::vector<InputReport>& reports, const std::vector<Rule>& rules,
                         const RunInfo& run) {
+    OrderedJson rule_list = OrderedJson::array();
+    for (const Rule& rule : rules)
+        rule_list.push_back(OrderedJson{{"rule", rule.name},
+                                        {"type", warning_type(rule)},
+                                        {"unresolved_type", unresolved_type(rule)}});
     size_t warnings = 0, checks = 0, patches = 0;
     unsigned lines = 0;
     OrderedJson inputs = OrderedJson::array();
@@ -75,9 +80,7 @@ std::string format_json(const std::vector<InputReport>& reports, const Rule& rul
     const OrderedJson document{
         {"tool", "ksweep"},
         {"version", run.version},
-        {"rule", rule.name},
-        {"type", warning_type(rule)},
-        {"unresolved_type", unresolved_type(rule)},
+        {"rules", std::move(rule_list)},
         {"tree", run.tree},
         {"kernel", to_string(run.kernel)},
         {"hz", run.hz},

@@ -59,31 +59,39 @@ OrderedJson rule_json(const std::string& id, const std::string& name, const std:
                        {"defaultConfiguration", OrderedJson{{"level", level}}}};
 }
 
-OrderedJson driver(const Rule& rule, const RunInfo& run) {
+// Two reporting descriptors per rule: its warning, then its unresolved check.
+OrderedJson driver(const std::vector<Rule>& rule_list, const RunInfo& run) {
     OrderedJson rules = OrderedJson::array();
-    rules.push_back(
-        rule_json(rule.name, warning_type(rule), rule.summary,
-                  "msleep() is a timer-wheel sleep rounded up to whole jiffies; below " +
-                      std::to_string(rule.threshold_ms) +
-                      " ms it sleeps much longer than asked. Use usleep_range().",
-                  "warning"));
-    rules.push_back(
-        rule_json(rule.name + "/unresolved", unresolved_type(rule),
-                  "a " + rule_calls(rule) + " argument ksweep could not evaluate",
-                  "The argument names a macro or enumerator that could not be evaluated "
-                  "(the semantic parse failed, a header is missing, no build dir): it may "
-                  "be a small sleep. The message says why and what would resolve it.",
-                  "none"));
+    for (const Rule& rule : rule_list) {
+        rules.push_back(rule_json(rule.name, warning_type(rule), rule.summary,
+                                  rule_calls(rule) +
+                                      " is a timer-wheel sleep rounded up to whole jiffies; "
+                                      "when it is actionable (" +
+                                      rule.threshold_text() +
+                                      ") it sleeps much longer than asked. Use usleep_range().",
+                                  "warning"));
+        rules.push_back(
+            rule_json(rule.name + "/unresolved", unresolved_type(rule),
+                      "a " + rule_calls(rule) + " argument ksweep could not evaluate",
+                      "The argument names a macro or enumerator that could not be evaluated "
+                      "(the semantic parse failed, a header is missing, no build dir): it may "
+                      "be a small sleep. The message says why and what would resolve it.",
+                      "none"));
+    }
     return OrderedJson{{"name", "ksweep"},
                        {"version", run.version},
                        {"informationUri", kHelpUri},
                        {"rules", std::move(rules)}};
 }
 
-OrderedJson result(const Rule& rule, const Warning& w, bool open) {
+OrderedJson result(const std::vector<Rule>& rules, const Warning& w, bool open) {
+    size_t index = 0;
+    while (index + 1 < rules.size() && rules[index].name != w.finding.rule)
+        ++index;
+    const std::string& name = rules[index].name;
     OrderedJson out;
-    out["ruleId"] = open ? rule.name + "/unresolved" : rule.name;
-    out["ruleIndex"] = open ? 1 : 0;
+    out["ruleId"] = open ? name + "/unresolved" : name;
+    out["ruleIndex"] = 2 * index + (open ? 1 : 0);
     if (open)
         out["kind"] = "open";
     out["level"] = open ? "none" : "warning";
@@ -96,14 +104,14 @@ OrderedJson result(const Rule& rule, const Warning& w, bool open) {
 
 } // namespace
 
-std::string format_sarif(const std::vector<InputReport>& reports, const Rule& rule,
+std::string format_sarif(const std::vector<InputReport>& reports, const std::vector<Rule>& rules,
                          const RunInfo& run) {
     OrderedJson results = OrderedJson::array();
     for (const auto& input : reports)
         for (const Warning* w : in_input_order(input))
-            results.push_back(result(rule, *w, w->level == "CHECK"));
+            results.push_back(result(rules, *w, w->level == "CHECK"));
     OrderedJson src_root{{"uri", "file://" + run.tree + (run.tree.ends_with('/') ? "" : "/")}};
-    OrderedJson one_run{{"tool", OrderedJson{{"driver", driver(rule, run)}}},
+    OrderedJson one_run{{"tool", OrderedJson{{"driver", driver(rules, run)}}},
                         {"originalUriBaseIds", OrderedJson{{"SRCROOT", std::move(src_root)}}},
                         {"results", std::move(results)}};
     const OrderedJson document{{"$schema", kSchema},

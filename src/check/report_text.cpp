@@ -52,12 +52,18 @@ std::vector<const Warning*> in_input_order(const InputReport& report) {
     return all;
 }
 
-std::string format_text(const std::vector<InputReport>& reports, const Rule& rule,
+std::string format_text(const std::vector<InputReport>& reports, const std::vector<Rule>& rules,
                         const TextStyle& style) {
     const bool quiet = style.terse;
     const bool any_checks = std::any_of(reports.begin(), reports.end(),
                                         [](const InputReport& r) { return !r.unresolved.empty(); });
-    const std::string calls = rule_calls(rule);
+    // One rule: its calls, as checkpatch names its check's ("msleep() calls"); several: the
+    // rules' names.
+    std::string names;
+    for (const Rule& rule : rules)
+        names += (names.empty() ? "" : ", ") + rule.name;
+    const std::string calls =
+        rules.size() == 1 ? rule_calls(rules.front()) + " calls" : "sleeps (" + names + ")";
     // An input that was only a cover letter has nothing to say here (stderr has the note).
     std::vector<const InputReport*> shown;
     for (const auto& input : reports)
@@ -81,12 +87,12 @@ std::string format_text(const std::vector<InputReport>& reports, const Rule& rul
         if (quiet)
             continue;
         if (!input.warnings.empty())
-            out += "\n" + input.vname + " has small " + calls + " calls, please review.\n";
+            out += "\n" + input.vname + " has small " + calls + ", please review.\n";
         else if (!input.unresolved.empty())
             out += "\n" + input.vname + " has " + calls +
-                   " calls ksweep could not evaluate, please review.\n";
+                   " ksweep could not evaluate, please review.\n";
         else
-            out += "\n" + input.vname + " has no small " + calls + " calls.\n";
+            out += "\n" + input.vname + " has no small " + calls + ".\n";
     }
     return out;
 }

@@ -7,14 +7,17 @@
 #include "check/report_format.h"
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/rule_options.h"
 #include "cli/tree_build.h"
 #include "core/file_io.h"
 #include "core/rule.h"
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <sstream>
 #include <unistd.h>
 
@@ -65,14 +68,16 @@ std::string stdin_name(const std::string& text) {
 } // namespace
 
 int check_command(int argc, char** argv) {
-    std::string tree = ".", rule_path = default_rule_path(), format = "text", git_range;
+    std::string tree = ".", format = "text", git_range, threshold;
+    std::vector<std::string> rule_names;
     TreeBuildOptions tree_build;
     bool lexical_only = false;
     check::TextStyle style;
     bool no_summary = false;
     std::vector<std::string> inputs;
     ArgParser args("check", "[options] [PATCH|MBOX|DIR|-]... | --git RANGE",
-                   "Reports the small msleep() calls a patch brings in: added calls, and calls\n"
+                   "Reports the short sleeps a patch brings in (msleep() below 20 ms and the\n"
+                   "other rules' calls): added calls, and calls\n"
                    "made small by what it redefines (in the file or a header), resolving macros\n"
                    "and enums in the tree together with what the patch itself defines. A DIR is\n"
                    "its *.patch files in order (a series; the cover letter is skipped). Output as\n"
@@ -84,7 +89,7 @@ int check_command(int argc, char** argv) {
     args.option("--tree", &tree, "DIR", "tree the patches apply to (default: .)");
     args.option("--git", &git_range, "RANGE",
                 "check the commits of RANGE (A..B, or one commit) of the git tree");
-    args.option("--rule", &rule_path, "FILE", "rule file (default: rules/msleep_small.yaml)");
+    add_rule_options(args, &rule_names, &threshold);
     args.option("--format", &format, "text|json|sarif", "output format (default: text)");
     tree_build.add_to(args);
     args.flag("--lexical-only", &lexical_only,
@@ -116,34 +121,50 @@ int check_command(int argc, char** argv) {
         inputs.push_back("-");
     }
 
+    // Inputs are read once: stdin cannot be read again for the second rule.
+    std::vector<std::string> expanded;
+    std::map<std::string, std::string> texts;
+    if (git_range.empty())
+        for (const auto& name : expand_directories(inputs)) {
+            auto text = read_input(name);
+            if (!text) {
+                std::fprintf(stderr, "ksweep check: %s: cannot read\n", name.c_str());
+                return 2;
+            }
+            expanded.push_back(name);
+            texts[name] = std::move(*text);
+        }
+
     try {
-        Rule rule = load_rule(rule_path);
+        const std::vector<Rule> rules = load_rules_for(rule_names, threshold);
         TreeBuild build = resolve_tree_build("check", tree, tree_build, !lexical_only);
         check::CheckOptions options{tree, build.build.dir, !lexical_only, build.hz.hz};
-        check::PatchChecker checker(rule, options);
-
-        std::vector<check::InputReport> reports;
-        if (!git_range.empty()) {
-            // Each commit applies to its own parent: no overlay carries over.
-            for (const auto& input : check::git_range_inputs(tree, git_range)) {
-                check::Overlay overlay;
-                reports.push_back(checker.check(input, overlay));
+        std::vector<std::vector<check::InputReport>> per_rule;
+        int hz = 0;
+        KernelVersion kernel;
+        for (const Rule& rule : rules) {
+            check::PatchChecker checker(rule, options);
+            hz = checker.hz();
+            kernel = checker.kernel();
+            std::vector<check::InputReport>& reports = per_rule.emplace_back();
+            if (!git_range.empty()) {
+                // Each commit applies to its own parent: no overlay carries over.
+                for (const auto& input : check::git_range_inputs(tree, git_range)) {
+                    check::Overlay overlay;
+                    reports.push_back(checker.check(input, overlay));
+                }
+                continue;
             }
-        } else {
             // Patch files given together are a series: each applies on top of the ones before.
             check::Overlay overlay;
-            for (const auto& name : expand_directories(inputs)) {
-                auto text = read_input(name);
-                if (!text) {
-                    std::fprintf(stderr, "ksweep check: %s: cannot read\n", name.c_str());
-                    return 2;
-                }
-                check::CheckInput input{name, name, std::move(*text), check::tree_reader(tree)};
+            for (const auto& name : expanded) {
+                check::CheckInput input{name, name, texts.at(name), check::tree_reader(tree)};
                 if (name == "-")
                     input.vname = stdin_name(input.text);
                 reports.push_back(checker.check(input, overlay));
             }
         }
+        const std::vector<check::InputReport> reports = check::merge_reports(std::move(per_rule));
 
         if (lexical_only)
             std::fprintf(stderr, "ksweep check: lexical engine only: constants from headers and "
@@ -153,13 +174,13 @@ int check_command(int argc, char** argv) {
             for (const auto& note : r.notes)
                 std::fprintf(stderr, "ksweep check: %s\n", note.c_str());
 
-        check::RunInfo run{KSWEEP_VERSION, tree, checker.hz(), checker.kernel()};
+        check::RunInfo run{KSWEEP_VERSION, tree, hz, kernel};
         if (format == "json")
-            std::fputs(check::format_json(reports, rule, run).c_str(), stdout);
+            std::fputs(check::format_json(reports, rules, run).c_str(), stdout);
         else if (format == "sarif")
-            std::fputs(check::format_sarif(reports, rule, run).c_str(), stdout);
+            std::fputs(check::format_sarif(reports, rules, run).c_str(), stdout);
         else
-            std::fputs(check::format_text(reports, rule, style).c_str(), stdout);
+            std::fputs(check::format_text(reports, rules, style).c_str(), stdout);
 
         for (const auto& r : reports)
             if (!r.warnings.empty() || !r.unresolved.empty())

@@ -282,9 +282,15 @@ int scan_command(int argc, char** argv) {
         }
         ScanResult result;
         if (engine == "cocci") {
-            if (rules.size() != 1)
-                throw std::runtime_error("--engine cocci runs one rule's twin: give one --rule");
-            result = cocci_scan_tree(rules.front(), options);
+            // Each rule's twin in turn; one table.
+            for (const Rule& rule : rules) {
+                ScanResult one = cocci_scan_tree(rule, options);
+                const std::vector<Finding> before = std::move(result.findings);
+                std::vector<std::string> errors = std::move(result.errors);
+                result = std::move(one);
+                result.findings.insert(result.findings.begin(), before.begin(), before.end());
+                result.errors.insert(result.errors.begin(), errors.begin(), errors.end());
+            }
         } else {
             result = scan_tree(rules, options);
         }

@@ -20,13 +20,13 @@ long long num(const llvm::json::Object* o, llvm::StringRef key) {
     return v ? *v : -1;
 }
 
-Rule msleep_rule() {
+std::vector<Rule> msleep_rule() {
     Rule rule;
     rule.name = "msleep_small";
     rule.summary = "msleep() below 20 ms";
     rule.add(CallForm{"msleep"});
     rule.type = "MSLEEP";
-    return rule;
+    return {rule};
 }
 
 const char* kMessage = "msleep(3) < 20ms can sleep for up to 12ms at HZ=250; use usleep_range("
@@ -158,8 +158,9 @@ TEST(JsonFormat, CarriesWarningsChecksNotesAndTheFix) {
     ASSERT_TRUE(bool(parsed)) << llvm::toString(parsed.takeError());
     const auto* root = parsed->getAsObject();
     EXPECT_EQ(num(root, "hz"), 250);
-    EXPECT_EQ(str(root, "type"), "MSLEEP");
-    EXPECT_EQ(str(root, "unresolved_type"), "MSLEEP_UNRESOLVED");
+    const auto* rule = root->getArray("rules")->front().getAsObject();
+    EXPECT_EQ(str(rule, "type"), "MSLEEP");
+    EXPECT_EQ(str(rule, "unresolved_type"), "MSLEEP_UNRESOLVED");
     const auto* input = root->getArray("inputs")->front().getAsObject();
     const auto* w = input->getArray("warnings");
     ASSERT_EQ(w->size(), 1u);

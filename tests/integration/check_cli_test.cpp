@@ -60,7 +60,7 @@ TEST(CheckCli, ReadsStdinLikeCheckpatch) {
     // Default form: named after the Subject, as checkpatch.pl names stdin.
     auto full = check("- < " + quote(kPatches + "/add_25.patch"));
     EXPECT_NE(full.output.find("\"[PATCH] foo: sleep longer between polls\" has no small "
-                               "msleep() calls"),
+                               "sleeps (msleep_small, short_jiffy_sleeps)"),
               std::string::npos)
         << full.output;
 }
@@ -86,10 +86,10 @@ TEST(CheckCli, GitRangeChecksEachCommitAgainstItsParent) {
         std::string(KSWEEP_BINARY) + " check --tree " + quote(repo) + " --git HEAD~2..HEAD", false);
     EXPECT_EQ(r.status, 1) << r.output;
     // One block per commit, as checkpatch.pl -g prints them.
-    EXPECT_NE(r.output.find("(\"foo: name the retry delay\") has no small msleep() calls"),
+    EXPECT_NE(r.output.find("(\"foo: name the retry delay\") has no small sleeps"),
               std::string::npos)
         << r.output;
-    EXPECT_NE(r.output.find("(\"foo: retry with the named delay\") has small msleep() calls"),
+    EXPECT_NE(r.output.find("(\"foo: retry with the named delay\") has small sleeps"),
               std::string::npos)
         << r.output;
     auto one =
