@@ -155,8 +155,8 @@ std::vector<NewSite> new_sites(const Rule& rule, const ScanResult& after, const 
         if (f.actionable) {
             // A call the patch does not touch that was small already is not brought in by it,
             // whatever it now sleeps.
-            const bool was_small = same_text && !site.on_added_line &&
-                                   actionable_with(rule, after, f, old_value);
+            const bool was_small =
+                same_text && !site.on_added_line && actionable_with(rule, after, f, old_value);
             if (!same_call && !was_small)
                 out.push_back(site);
             continue;

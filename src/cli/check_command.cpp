@@ -14,7 +14,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <map>
 #include <filesystem>
 #include <iostream>
 #include <map>

@@ -47,8 +47,7 @@ Json rule_json(const Rule& rule) {
     return Json{{"name", rule.name},
                 {"type", rule.type},
                 {"calls", std::move(calls)},
-                {"threshold",
-                 rule.threshold == ThresholdPolicy::Checkpatch ? "checkpatch" : "hz"},
+                {"threshold", rule.threshold == ThresholdPolicy::Checkpatch ? "checkpatch" : "hz"},
                 {"threshold_ms", rule.threshold_ms},
                 {"overshoot_percent", rule.overshoot_percent}};
 }
@@ -187,8 +186,7 @@ void print_text(const std::vector<Rule>& rules, const ScanResult& r) {
                       (rules.size() > 1 ? rule.name + ": " : "") + rule.threshold_text();
     }
     std::printf("\n%zu call%s (%s) in %zu of %zu files:", r.findings.size(),
-                r.findings.size() == 1 ? "" : "s", calls.c_str(), s.files.size(),
-                r.files_scanned);
+                r.findings.size() == 1 ? "" : "s", calls.c_str(), s.files.size(), r.files_scanned);
     const char* sep = " ";
     for (const auto& [kind, n] : s.by_resolution) {
         std::printf("%s%zu %s", sep, n, kind.c_str());

@@ -228,11 +228,11 @@ long long slack_us(const Slack& slack, long long sleep_us) {
 Rule parse_rule(const std::string& text, const std::string& path) {
     YAML::Node root = Yaml::load(text, path);
     Yaml::require_map(path, root, "a rule file");
-    Yaml::reject_unknown_keys(
-        path, root,
-        {"name", "summary", "type", "functions", "calls", "threshold", "threshold_ms",
-         "overshoot_percent", "allow_losing_interruptibility", "target", "slack", "slack_name",
-         "convertible", "subject", "body", "overrides"});
+    Yaml::reject_unknown_keys(path, root,
+                              {"name", "summary", "type", "functions", "calls", "threshold",
+                               "threshold_ms", "overshoot_percent", "allow_losing_interruptibility",
+                               "target", "slack", "slack_name", "convertible", "subject", "body",
+                               "overrides"});
     Rule rule;
     rule.source_path = path;
     for (const char* key : {"name", "threshold_ms"})
@@ -268,8 +268,8 @@ Rule parse_rule(const std::string& text, const std::string& path) {
                        "'overshoot_percent' must be positive");
     }
     if (root["allow_losing_interruptibility"])
-        rule.allow_losing_interruptibility = read_as<bool>(
-            path, root, "allow_losing_interruptibility", "true or false");
+        rule.allow_losing_interruptibility =
+            read_as<bool>(path, root, "allow_losing_interruptibility", "true or false");
     if (root["target"])
         rule.target = parse_target(path, root["target"]);
     if (root["slack"])

@@ -70,8 +70,8 @@ struct Rule {
     std::vector<CallForm> calls;
     std::vector<std::string> functions; // the callees of `calls`, once each
     ThresholdPolicy threshold = ThresholdPolicy::Checkpatch;
-    long long threshold_ms = 20;  // checkpatch: 0 < requested ms < threshold_ms is actionable
-    int overshoot_percent = 25;   // hz: predicted - requested > this % of the request
+    long long threshold_ms = 20; // checkpatch: 0 < requested ms < threshold_ms is actionable
+    int overshoot_percent = 25;  // hz: predicted - requested > this % of the request
     bool allow_losing_interruptibility = false;
 
     Target target = Target::UsleepRange;

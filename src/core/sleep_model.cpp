@@ -41,8 +41,8 @@ bool msleep_extra_jiffy(KernelVersion kernel) {
 }
 
 long long form_sleep_jiffies(const CallForm& form, long long value, int hz, bool extra_jiffy) {
-    const long long jiffies = form.unit == Unit::Microseconds ? usecs_to_jiffies(value, hz)
-                                                              : msecs_to_jiffies(value, hz);
+    const long long jiffies =
+        form.unit == Unit::Microseconds ? usecs_to_jiffies(value, hz) : msecs_to_jiffies(value, hz);
     if (form.sleep == SleepModel::Msleep)
         return bucket_expiry(jiffies + (extra_jiffy ? 1 : 0));
     // schedule_timeout(0) returns at once; a timeout of N jiffies is a timer N jiffies out.

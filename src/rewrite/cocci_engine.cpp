@@ -115,8 +115,8 @@ std::vector<Finding> parse_cocci_report(const std::string& output, const std::st
         f.callee = m[5].str();
         f.argument = m[6].str();
         f.call = f.callee + "(" + f.argument + ")";
-        if (std::smatch t; std::regex_match(f.argument, t, through_re) &&
-                           rule.form_for(f.callee, t[1].str())) {
+        if (std::smatch t;
+            std::regex_match(f.argument, t, through_re) && rule.form_for(f.callee, t[1].str())) {
             f.through = t[1].str();
             f.argument = t[2].str();
         }

@@ -203,8 +203,7 @@ CrossCheckDifference explain_spatch_only(const Finding& c, const Finding* seen, 
         return d;
     }
     d.category = "ksweep resolved another value";
-    d.detail = std::to_string(*seen->value) + " ms (" +
-               std::string(to_string(seen->resolution)) +
+    d.detail = std::to_string(*seen->value) + " ms (" + std::string(to_string(seen->resolution)) +
                (seen->defined_at.empty() ? "" : ", " + seen->defined_at) + ")";
     return d;
 }

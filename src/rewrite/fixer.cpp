@@ -90,9 +90,8 @@ void fix_and_verify(const std::vector<Rule>& rules, const ScanOptions& options,
             continue;
         std::vector<SiteOutcome> skipped;
         FileFix fix = fix_file_text(rule, work.path, merged.fixed, findings, skipped);
-        const bool overlapped = std::any_of(skipped.begin(), skipped.end(), [](const auto& s) {
-            return s.reason == kOverlap;
-        });
+        const bool overlapped = std::any_of(skipped.begin(), skipped.end(),
+                                            [](const auto& s) { return s.reason == kOverlap; });
         if (merged.fixed != *text) {
             for (SiteOutcome& site : skipped)
                 site.finding = as_scanned(site.finding, before.findings, work.findings);

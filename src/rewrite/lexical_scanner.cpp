@@ -370,8 +370,8 @@ class FileScanner {
             ++next;
         const bool statement_start =
             prev->is(tok::semi) || prev->is(tok::l_brace) || prev->is(tok::r_brace) ||
-            prev->is(tok::r_paren) || (prev->is_identifier() && (prev->text == "else" ||
-                                                                  prev->text == "do"));
+            prev->is(tok::r_paren) ||
+            (prev->is_identifier() && (prev->text == "else" || prev->text == "do"));
         return !(statement_start && next < tokens_.size() && tokens_[next].is(tok::semi));
     }
 

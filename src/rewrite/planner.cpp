@@ -391,8 +391,7 @@ EditGroup Planner::build(const Pending& p) const {
             g.edits.push_back(call_edit(g, f.call_begin, f.call_end, arg));
             g.how = "in usec already (" + std::string(to_string(f.resolution)) + ")";
         } else {
-            g.edits.push_back(
-                call_edit(g, f.call_begin, f.call_end, arg + " * " + kUsecPerMsec));
+            g.edits.push_back(call_edit(g, f.call_begin, f.call_end, arg + " * " + kUsecPerMsec));
             g.how = "scaled at the call site (" + std::string(to_string(f.resolution)) + ")";
         }
         break;

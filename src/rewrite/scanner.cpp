@@ -15,8 +15,8 @@
 #include <memory>
 #include <mutex>
 #include <set>
-#include <tuple>
 #include <stdexcept>
+#include <tuple>
 
 namespace fs = std::filesystem;
 
@@ -313,7 +313,8 @@ void judge_finding(Finding& f, const Rule& rule, int hz, bool extra_jiffy) {
     if (form && f.value && *f.value >= 0) {
         f.predicted_sleep_ms = predicted_sleep_ms(*form, *f.value, hz, extra_jiffy);
         for (int at : {100, 250, 1000})
-            f.predicted_by_hz.emplace_back(at, predicted_sleep_ms(*form, *f.value, at, extra_jiffy));
+            f.predicted_by_hz.emplace_back(at,
+                                           predicted_sleep_ms(*form, *f.value, at, extra_jiffy));
     }
     f.actionable = rule.actionable(f.requested_ms(), f.predicted_sleep_ms);
 }
@@ -358,8 +359,7 @@ ScanResult scan_tree(const std::vector<Rule>& rules, const ScanOptions& options)
     for (size_t i = 1; i < rules.size(); ++i) {
         ScanResult r = scan_tree(rules[i], options);
         merged.findings.insert(merged.findings.end(), r.findings.begin(), r.findings.end());
-        merged.macro_uses.insert(merged.macro_uses.end(), r.macro_uses.begin(),
-                                 r.macro_uses.end());
+        merged.macro_uses.insert(merged.macro_uses.end(), r.macro_uses.begin(), r.macro_uses.end());
         merged.files_semantic = std::max(merged.files_semantic, r.files_semantic);
         merged.files_fallback = std::max(merged.files_fallback, r.files_fallback);
         for (std::string& e : r.errors)

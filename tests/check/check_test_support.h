@@ -20,6 +20,23 @@ inline std::string fixture_text(const std::string& path) {
     return *text;
 }
 
+// "--- /dev/null +++ b/path": the patch that adds the file.
+inline std::string new_file_patch(const std::string& path, const std::string& text) {
+    std::string body;
+    unsigned lines = 0;
+    size_t start = 0;
+    while (start < text.size()) {
+        size_t end = text.find('\n', start);
+        body += "+" + text.substr(start, end - start) + "\n";
+        ++lines;
+        if (end == std::string::npos)
+            break;
+        start = end + 1;
+    }
+    return "--- /dev/null\n+++ b/" + path + "\n@@ -0,0 +1," + std::to_string(lines) + " @@\n" +
+           body;
+}
+
 inline InputReport check_fixture(const Rule& rule, const std::string& name, bool semantic = true) {
     PatchChecker checker(rule, CheckOptions{kTree, "", semantic, 250});
     Overlay overlay;

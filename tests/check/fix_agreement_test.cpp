@@ -5,6 +5,7 @@
 // the slack constant the fixed file defines.
 #include "check/location.h"
 #include "check/patch_check.h"
+#include "check_test_support.h"
 #include "core/file_io.h"
 #include "rewrite/fixer.h"
 #include "rewrite/scanner.h"
@@ -37,23 +38,6 @@ void write(const fs::path& path, const std::string& text) {
     std::ofstream(path, std::ios::binary) << text;
 }
 
-// "--- /dev/null +++ b/path": the patch that adds the file.
-std::string new_file_patch(const std::string& path, const std::string& text) {
-    std::string body;
-    unsigned lines = 0;
-    size_t start = 0;
-    while (start < text.size()) {
-        size_t end = text.find('\n', start);
-        body += "+" + text.substr(start, end - start) + "\n";
-        ++lines;
-        if (end == std::string::npos)
-            break;
-        start = end + 1;
-    }
-    return "--- /dev/null\n+++ b/" + path + "\n@@ -0,0 +1," + std::to_string(lines) + " @@\n" +
-           body;
-}
-
 struct Case {
     std::string fixture;
     bool fsleep = false;
@@ -84,7 +68,8 @@ TEST_P(FixAgreement, TheWarningSuggestsWhatFixWrites) {
     // ksweep check on a patch that adds the file to the tree without it.
     PatchChecker checker(rule, CheckOptions{tree.path().string(), "", true, 250});
     Overlay overlay;
-    CheckInput input{"p", "p", new_file_patch(path, text), tree_reader(tree.path().string())};
+    CheckInput input{"p", "p", testing::new_file_patch(path, text),
+                     tree_reader(tree.path().string())};
     const InputReport report = checker.check(input, overlay);
     ASSERT_FALSE(report.warnings.empty());
 

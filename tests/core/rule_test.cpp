@@ -42,24 +42,25 @@ TEST(Rule, Actionable) {
 
 // threshold: hz judges the overshoot the sleep model predicts, not the request alone.
 TEST(Rule, HzThresholdJudgesTheOvershoot) {
-    Rule rule = parse_rule("name: r\nfunctions: [msleep]\nthreshold_ms: 20\nthreshold: hz\n",
-                           "r.yaml");
+    Rule rule =
+        parse_rule("name: r\nfunctions: [msleep]\nthreshold_ms: 20\nthreshold: hz\n", "r.yaml");
     EXPECT_EQ(rule.threshold, ThresholdPolicy::Hz);
     EXPECT_EQ(rule.overshoot_percent, 25);
-    EXPECT_TRUE(rule.actionable(20, 28));   // 40 % over
-    EXPECT_FALSE(rule.actionable(16, 20));  // exactly 25 %: not more
+    EXPECT_TRUE(rule.actionable(20, 28));  // 40 % over
+    EXPECT_FALSE(rule.actionable(16, 20)); // exactly 25 %: not more
     EXPECT_FALSE(rule.actionable(100, 104));
     EXPECT_FALSE(rule.actionable(0, 4));
 }
 
 TEST(Rule, CallFormsAreData) {
-    Rule rule = parse_rule("name: r\ntype: short_jiffy_sleep\nthreshold_ms: 20\ncalls:\n"
-                           "  - {call: msleep_interruptible, interruptible: true}\n"
-                           "  - {call: schedule_timeout_uninterruptible, through: usecs_to_jiffies,\n"
-                           "     unit: us, sleep: jiffies, fix: unused_result}\n"
-                           "  - {call: schedule_timeout, through: msecs_to_jiffies, sleep: jiffies,\n"
-                           "     fix: never, why: state set by hand}\n",
-                           "r.yaml");
+    Rule rule =
+        parse_rule("name: r\ntype: short_jiffy_sleep\nthreshold_ms: 20\ncalls:\n"
+                   "  - {call: msleep_interruptible, interruptible: true}\n"
+                   "  - {call: schedule_timeout_uninterruptible, through: usecs_to_jiffies,\n"
+                   "     unit: us, sleep: jiffies, fix: unused_result}\n"
+                   "  - {call: schedule_timeout, through: msecs_to_jiffies, sleep: jiffies,\n"
+                   "     fix: never, why: state set by hand}\n",
+                   "r.yaml");
     EXPECT_EQ(rule.type, "SHORT_JIFFY_SLEEP");
     ASSERT_EQ(rule.calls.size(), 3u);
     EXPECT_TRUE(rule.calls[0].interruptible);

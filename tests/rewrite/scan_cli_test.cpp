@@ -92,7 +92,8 @@ TEST(ScanCli, TextIsATableWithASummary) {
     CliRun r = ksweep("--hz 1000 " + kTree + " drivers/fixture/literals.c");
     ASSERT_EQ(r.status, 0) << r.err;
     EXPECT_NE(r.out.find("drivers/fixture/literals.c:9:2"), std::string::npos) << r.out;
-    EXPECT_NE(r.out.find("8 calls (8 msleep_small, 0 short_jiffy_sleeps) in 1 of 1 files: 0 enum, 0 expression, 8 literal"),
+    EXPECT_NE(r.out.find("8 calls (8 msleep_small, 0 short_jiffy_sleeps) in 1 of 1 files: 0 enum, "
+                         "0 expression, 8 literal"),
               std::string::npos)
         << r.out;
     EXPECT_NE(r.out.find("6 actionable"), std::string::npos) << r.out;

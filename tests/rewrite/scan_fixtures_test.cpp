@@ -127,7 +127,7 @@ TEST(ScanFixtures, CallsInsideDefineBodies) {
     EXPECT_EQ(shortw.function, ""); // a #define is at file scope
     const Finding& param = at_line(r, 7);
     EXPECT_TRUE(param.in_macro_body);
-    EXPECT_FALSE(param.value);      // msleep(ms): the macro's parameter
+    EXPECT_FALSE(param.value);         // msleep(ms): the macro's parameter
     EXPECT_TRUE(r.macro_uses.empty()); // not asked for
 }
 
@@ -162,7 +162,7 @@ TEST(ScanFixtures, InactiveBranchesAreReportedAndMarked) {
     EXPECT_FALSE(at_line(r, 17).inactive); // #if 1
     EXPECT_EQ(at_line(r, 17).value, 5);
     EXPECT_TRUE(at_line(r, 19).inactive); // #if 1 ... #else
-    EXPECT_EQ(at_line(r, 9).value, 1); // still resolved, for the record
+    EXPECT_EQ(at_line(r, 9).value, 1);    // still resolved, for the record
 }
 
 TEST(ScanFixtures, LexicalOnlyMarksOnlyWhatTheTextDecides) {
