@@ -9,7 +9,11 @@ namespace ksweep::check {
 Advice FixAdvisor::for_call(const std::string& path, const std::string& text,
                             const std::vector<Finding>& findings, const Finding& call) {
     std::vector<SiteOutcome> skipped;
-    const FileFix fix = fix_file_text(rule_, path, text, findings, skipped);
+    const FileFix fix = fix_file_text(rule_, path, text, findings, skipped,
+                                      [this](const std::string& rel) -> std::optional<std::string> {
+                                          const ScannedFile* file = scan_(rel);
+                                          return file ? std::optional(file->text) : std::nullopt;
+                                      });
     Advice advice;
     for (const SiteOutcome& s : fix.sites)
         if (s.finding.call_begin == call.call_begin) {

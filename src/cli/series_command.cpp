@@ -82,7 +82,7 @@ void print_plan(const series::SweepIndex& index) {
 } // namespace
 
 int series_command(int argc, char** argv) {
-    std::string rule_path = default_rule_path(), out_dir, group = "driver", signoff, report, branch,
+    std::string rule_path = "msleep_small", out_dir, group = "driver", signoff, report, branch,
                 cache_dir;
     TreeBuildOptions tree_build;
     int reroll = 0, jobs = 2, max_patches = 15;
@@ -97,7 +97,9 @@ int series_command(int argc, char** argv) {
                    "(index.json, index.md) that a later run into the same -o DIR continues. The\n"
                    "checkout, index and current branch are not touched; a tree outside git gets\n"
                    "a cached scratch repository.");
-    args.option("--rule", &rule_path, "FILE", "rule file (default: rules/msleep_small.yaml)");
+    args.option("--rule", &rule_path, "NAME|FILE",
+                "one rule per series: a shipped rule's name or a rule file (default: "
+                "msleep_small; short_jiffy_sleeps is the other shipped one)");
     args.option("-o", &out_dir, "DIR", "output directory (default: patches/<branch>)");
     args.option("-v", &reroll, "N",
                 "version of the series: [PATCH vN ...]; a series of an earlier run gets\n"
@@ -131,7 +133,7 @@ int series_command(int argc, char** argv) {
         return 2;
     }
     try {
-        Rule rule = load_rule(rule_path);
+        Rule rule = load_rules({rule_path}).front();
         ScanOptions scan;
         scan.tree = positionals[0];
         scan.paths = tree_relative_paths(scan.tree, {positionals.begin() + 1, positionals.end()});

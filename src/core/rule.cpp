@@ -208,6 +208,11 @@ Target Rule::target_for(const std::string& path) const {
     return o && o->target ? *o->target : target;
 }
 
+std::vector<std::string> Rule::helpers_for(const std::string& path) const {
+    auto* o = best_override(overrides, path);
+    return o ? o->helpers : std::vector<std::string>{};
+}
+
 std::string Rule::slack_name_for(const std::string& path) const {
     auto* o = best_override(overrides, path);
     return o && o->slack_name ? *o->slack_name : slack_name;
@@ -290,7 +295,8 @@ Rule parse_rule(const std::string& text, const std::string& path) {
             Yaml::fail(path, root["overrides"].Mark(), "overrides must be a list");
         for (const auto& node : root["overrides"]) {
             Yaml::require_map(path, node, "an override");
-            Yaml::reject_unknown_keys(path, node, {"path", "slack", "target", "slack_name"});
+            Yaml::reject_unknown_keys(path, node,
+                                      {"path", "slack", "target", "slack_name", "helpers"});
             if (!node["path"])
                 Yaml::fail(path, node.Mark(), "an override needs 'path'");
             RuleOverride o;
@@ -301,6 +307,8 @@ Rule parse_rule(const std::string& text, const std::string& path) {
                 o.target = parse_target(path, node["target"]);
             if (node["slack_name"])
                 o.slack_name = read_as<std::string>(path, node, "slack_name", "a string");
+            if (node["helpers"])
+                o.helpers = parse_strings(path, node["helpers"], "helpers");
             rule.overrides.push_back(std::move(o));
         }
     }

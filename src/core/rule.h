@@ -59,6 +59,9 @@ struct RuleOverride {
     std::optional<Slack> slack;
     std::optional<Target> target;
     std::optional<std::string> slack_name;
+    // The subsystem's own millisecond sleep helpers to prefer (tpm_msleep), used only when the
+    // file sees one and its body is an hrtimer sleep of its parameter in milliseconds.
+    std::vector<std::string> helpers;
 };
 
 struct Rule {
@@ -107,6 +110,7 @@ struct Rule {
     Slack slack_for(const std::string& path) const;
     Target target_for(const std::string& path) const;
     std::string slack_name_for(const std::string& path) const;
+    std::vector<std::string> helpers_for(const std::string& path) const;
 };
 
 // A rule file that cannot be used: what() is "file:line:col: message".

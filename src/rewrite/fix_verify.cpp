@@ -1,5 +1,6 @@
 #include "rewrite/fix_verify.h"
 
+#include "core/file_io.h"
 #include "rewrite/compile_flags.h"
 #include "rewrite/semantic_engine.h"
 
@@ -50,7 +51,9 @@ std::optional<std::string> verify_fix(const Rule& rule, const ScanOptions& optio
 
     // Fixing the fixed text again must change nothing.
     std::vector<SiteOutcome> ignored;
-    const FileFix again = fix_file_text(rule, fix.file, fix.fixed, rescan.findings, ignored);
+    const FileFix again = fix_file_text(
+        rule, fix.file, fix.fixed, rescan.findings, ignored,
+        [&](const std::string& rel) { return read_file(fs::path(options.tree) / rel); });
     if (fixed_point && again.fixed != fix.fixed)
         return "a second fix would change the file again";
 

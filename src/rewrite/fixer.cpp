@@ -89,7 +89,9 @@ void fix_and_verify(const std::vector<Rule>& rules, const ScanOptions& options,
         if (findings.empty())
             continue;
         std::vector<SiteOutcome> skipped;
-        FileFix fix = fix_file_text(rule, work.path, merged.fixed, findings, skipped);
+        FileFix fix = fix_file_text(
+            rule, work.path, merged.fixed, findings, skipped,
+            [&](const std::string& rel) { return read_file(fs::path(options.tree) / rel); });
         const bool overlapped = std::any_of(skipped.begin(), skipped.end(),
                                             [](const auto& s) { return s.reason == kOverlap; });
         if (merged.fixed != *text) {
@@ -122,14 +124,17 @@ void fix_and_verify(const std::vector<Rule>& rules, const ScanOptions& options,
 } // namespace
 
 FileFix fix_file_text(const Rule& rule, const std::string& path, const std::string& text,
-                      const std::vector<Finding>& findings, std::vector<SiteOutcome>& skipped) {
+                      const std::vector<Finding>& findings, std::vector<SiteOutcome>& skipped,
+                      const ReadTreeFile& read) {
     FileFix fix;
     fix.file = path;
     fix.original = text;
     fix.fixed = text;
 
     const FileIndex index(text);
-    FilePlan plan = plan_file(rule, path, text, index, findings);
+    const std::optional<SleepHelper> helper =
+        read ? find_sleep_helper(rule.helpers_for(path), path, text, read) : std::nullopt;
+    FilePlan plan = plan_file(rule, path, text, index, findings, helper);
     for (SiteOutcome& s : plan.skipped)
         skipped.push_back(std::move(s));
     const std::vector<bool> accepted = accept_groups(plan.groups);

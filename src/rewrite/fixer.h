@@ -7,6 +7,7 @@
 #include "core/finding.h"
 #include "core/rule.h"
 #include "rewrite/scanner.h"
+#include "rewrite/sleep_helpers.h"
 
 #include <string>
 #include <vector>
@@ -48,8 +49,11 @@ FixResult plan_fixes(const Rule& rule, const ScanOptions& options, const ScanRes
 // Fixes one file's text in memory from its findings (plan, overlap check, apply), without
 // reading the tree or re-scanning. Sites left alone are appended to `skipped`. plan_fixes()
 // runs this per file and verifies the result; tests call it with findings of their own.
+// `read` gives the tree's files: the headers where the subsystem's own sleep helper may be
+// (Rule::helpers_for); without it, none is looked for.
 FileFix fix_file_text(const Rule& rule, const std::string& path, const std::string& text,
-                      const std::vector<Finding>& findings, std::vector<SiteOutcome>& skipped);
+                      const std::vector<Finding>& findings, std::vector<SiteOutcome>& skipped,
+                      const ReadTreeFile& read = nullptr);
 
 // A unified diff (git-style a/ b/ paths) of the result, for `ksweep fix` without --in-place.
 std::string unified_diff(const FixResult& result);

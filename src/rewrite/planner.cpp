@@ -73,7 +73,7 @@ std::optional<std::pair<size_t, size_t>> trailing_comment(std::string_view tail)
 // What a site becomes before its text is written: the slack constant's name and place are
 // chosen from all of them.
 struct Pending {
-    enum Kind { Literal, ScaleSite, ConvertMacro, ScaleMacro } kind;
+    enum Kind { Literal, ScaleSite, ConvertMacro, ScaleMacro, Helper } kind;
     std::vector<Finding> findings;
     std::string macro;
     std::vector<const MacroDefinition*> defs;
@@ -85,8 +85,9 @@ struct Pending {
 class Planner {
   public:
     Planner(const Rule& rule, const std::string& path, const std::string& text,
-            const FileIndex& index)
-        : rule_(rule), path_(path), text_(text), index_(index), target_(rule.target_for(path)) {}
+            const FileIndex& index, const std::optional<SleepHelper>& helper)
+        : rule_(rule), path_(path), text_(text), index_(index), target_(rule.target_for(path)),
+          helper_(helper) {}
 
     FilePlan run(const std::vector<Finding>& findings);
 
@@ -101,6 +102,8 @@ class Planner {
     // Also records the new call, on one line, in group.calls.
     Edit call_edit(EditGroup& group, unsigned call_begin, unsigned call_end,
                    const std::string& min_usec) const;
+    Edit call_edit(EditGroup& group, unsigned call_begin, unsigned call_end,
+                   const CallText& call) const;
     Edit define_edit(EditGroup& group, const MacroDefinition* def, std::string body,
                      bool to_usec) const;
     bool is_rule_function(const std::string& name) const { return rule_.is_rule_function(name); }
@@ -116,13 +119,17 @@ class Planner {
     const std::string& text_;
     const FileIndex& index_;
     Target target_;
+    const std::optional<SleepHelper>& helper_;
     std::vector<Pending> pending_;
     FilePlan plan_;
 };
 
 FilePlan Planner::run(const std::vector<Finding>& findings) {
     classify(findings);
-    if (target_ == Target::UsleepRange && !pending_.empty())
+    const bool needs_slack = std::any_of(pending_.begin(), pending_.end(), [](const Pending& p) {
+        return p.kind != Pending::Helper;
+    });
+    if (target_ == Target::UsleepRange && needs_slack)
         choose_slack();
     for (const Pending& p : pending_)
         plan_.groups.push_back(build(p));
@@ -168,6 +175,11 @@ void Planner::classify(const std::vector<Finding>& findings) {
             continue;
         }
 
+        if (helper_ && f.unit == Unit::Milliseconds) {
+            // The subsystem's helper takes the milliseconds as they are written.
+            pending_.push_back(Pending{Pending::Helper, {f}, "", {}, {}, "", f.call_begin});
+            continue;
+        }
         auto defs = f.constant.empty() ? std::vector<const MacroDefinition*>{}
                                        : index_.definitions_of(f.constant);
         // A millisecond macro of this file may become a microsecond one; other units and
@@ -296,6 +308,14 @@ void Planner::choose_slack() {
 
 Edit Planner::call_edit(EditGroup& group, unsigned call_begin, unsigned call_end,
                         const std::string& min_usec) const {
+    if (target_ == Target::Fsleep)
+        return call_edit(group, call_begin, call_end, CallText{"fsleep", {{min_usec}}});
+    return call_edit(group, call_begin, call_end,
+                     CallText{"usleep_range", {{min_usec}, {min_usec, plan_.slack_name}}});
+}
+
+Edit Planner::call_edit(EditGroup& group, unsigned call_begin, unsigned call_end,
+                        const CallText& call) const {
     const unsigned column = column_at(text_, call_begin);
     const bool tabs = line_uses_tabs(text_, call_begin);
 
@@ -321,12 +341,6 @@ Edit Planner::call_edit(EditGroup& group, unsigned call_begin, unsigned call_end
     }
     const unsigned tail_width = width_from(tail, 0) + (edit_end != call_end ? 2 : 0);
 
-    CallText call;
-    if (target_ == Target::Fsleep) {
-        call = {"fsleep", {{min_usec}}};
-    } else {
-        call = {"usleep_range", {{min_usec}, {min_usec, plan_.slack_name}}};
-    }
     group.calls[call_begin] = flat_call(call);
     // "msleep(16); /* why */": when the longer call and its comment no longer fit on one line,
     // the comment moves to its own line above the statement instead of pushing the call apart.
@@ -376,6 +390,14 @@ EditGroup Planner::build(const Pending& p) const {
     g.shortest_us = shortest;
 
     switch (p.kind) {
+    case Pending::Helper: {
+        const Finding& f = p.findings.front();
+        g.edits.push_back(
+            call_edit(g, f.call_begin, f.call_end, CallText{helper_->name, {{f.argument}}}));
+        g.uses_slack = false;
+        g.how = "the tree's own " + helper_->name + "() (" + helper_->defined_at + ")";
+        break;
+    }
     case Pending::Literal: {
         const Finding& f = p.findings.front();
         g.edits.push_back(
@@ -436,8 +458,9 @@ EditGroup Planner::build(const Pending& p) const {
 } // namespace
 
 FilePlan plan_file(const Rule& rule, const std::string& path, const std::string& text,
-                   const FileIndex& index, const std::vector<Finding>& findings) {
-    FilePlan plan = Planner(rule, path, text, index).run(findings);
+                   const FileIndex& index, const std::vector<Finding>& findings,
+                   const std::optional<SleepHelper>& helper) {
+    FilePlan plan = Planner(rule, path, text, index, helper).run(findings);
     // Without a place for the slack constant, the sites that name it cannot be fixed.
     if (!plan.slack_name.empty() && !plan.existing_slack_us && !plan.anchor) {
         std::vector<EditGroup> kept;

@@ -15,6 +15,7 @@
 #include "rewrite/fixer.h"
 #include "rewrite/macro_uses.h"
 #include "rewrite/slack_constant.h"
+#include "rewrite/sleep_helpers.h"
 
 #include <map>
 #include <optional>
@@ -54,9 +55,11 @@ struct FilePlan {
     std::optional<SlackAnchor> anchor;          // where a new constant goes
 };
 
-// Plans the fixes for `findings` (those of `path`; others are ignored) in `text`.
+// Plans the fixes for `findings` (those of `path`; others are ignored) in `text`. With a
+// `helper` (the tree's own millisecond sleep the file sees), millisecond sites call it.
 FilePlan plan_file(const Rule& rule, const std::string& path, const std::string& text,
-                   const FileIndex& index, const std::vector<Finding>& findings);
+                   const FileIndex& index, const std::vector<Finding>& findings,
+                   const std::optional<SleepHelper>& helper = std::nullopt);
 
 // Gives the accepted groups' #define rewrites their final text (comments realigned per block)
 // and returns every edit to apply, the slack constant's #define included when one is needed.
