@@ -145,7 +145,7 @@ size_t fixed_sites(const MessageContext& ctx) {
 } // namespace
 
 std::string hz_label(int hz, const std::string& hz_source) {
-    const std::string head = "HZ=" + std::to_string(hz);
+    std::string head = "HZ=" + std::to_string(hz);
     if (hz_source.rfind("CONFIG_HZ", 0) == 0)
         return head + " from the tree's config";
     if (hz_source == "--hz")

@@ -10,7 +10,6 @@
 #include <filesystem>
 #include <gtest/gtest.h>
 #include <llvm/Support/JSON.h>
-#include <regex>
 
 namespace fs = std::filesystem;
 using ksweep::test::quote;
@@ -147,45 +146,6 @@ TEST_F(Tree612, SeriesPassesL1ToL3InTheTreesOwnBuildDir) {
                   std::string::npos)
             << "a prepared build has no Module.symvers: the level must say what it did not check";
     }
-}
-
-// The v6.13-shaped tree (tests/trees/make_v613_tree.sh: 6.12 with v6.13's fsleep() and
-// timers document; its Makefile still says 6.12): the mails cite delay_sleep_functions.rst,
-// never timers-howto.rst, and the run says what it read from the tree. The first run prepares
-// that tree's own build dir (about a minute on 2 cores).
-TEST_F(Tree612, SeriesOnTheV613ShapedTreeSpeaksItsWords) {
-    auto made_tree = run(std::string(KSWEEP_SOURCE_DIR) + "/tests/trees/make_v613_tree.sh " +
-                             quote(tree_) + " 2>/dev/null",
-                         false);
-    ASSERT_EQ(made_tree.status, 0) << made_tree.output;
-    std::string v613 = made_tree.output.substr(0, made_tree.output.find('\n'));
-    ksweep::test::TempDir dir;
-    std::string series = dir.path() + "/tpm";
-    auto made = run(std::string(KSWEEP_BINARY) +
-                        " series --signoff 'Test Maintainer <test@example.org>' -o " +
-                        quote(series) + " " + quote(v613) + " drivers/char/tpm/st33zp24",
-                    true); // with stderr: what was read from the tree is said there
-    ASSERT_EQ(made.status, 0) << made.output;
-    EXPECT_NE(made.output.find("ksweep series: tree: fsleep quarter-slack (include/linux/delay.h:"),
-              std::string::npos)
-        << made.output;
-    EXPECT_NE(made.output.find("timers document Documentation/timers/delay_sleep_functions.rst"),
-              std::string::npos)
-        << made.output;
-    int mails = 0;
-    for (const auto& e : fs::recursive_directory_iterator(series)) {
-        if (e.path().extension() != ".patch")
-            continue;
-        ++mails;
-        std::string text =
-            std::regex_replace(ksweep::test::read_file(e.path().string()), std::regex("\\s+"), " ");
-        EXPECT_EQ(text.find("timers-howto"), std::string::npos) << e.path();
-        EXPECT_NE(text.find("Documentation/timers/delay_sleep_functions.rst advises "
-                            "usleep_range() where msleep() is not accurate enough"),
-                  std::string::npos)
-            << e.path();
-    }
-    EXPECT_GE(mails, 1) << made.output;
 }
 
 } // namespace

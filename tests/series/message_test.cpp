@@ -13,7 +13,7 @@ using namespace ksweep::series;
 
 namespace {
 
-FileFix file_fix(const std::string& file, std::vector<std::pair<int, double>> sleeps) {
+FileFix file_fix(const std::string& file, const std::vector<std::pair<int, double>>& sleeps) {
     FileFix f;
     f.file = file;
     f.slack_name = "FOO_DELAY_RANGE";
