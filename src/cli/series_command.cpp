@@ -7,6 +7,7 @@
 #include "cli/tree_paths.h"
 #include "core/rule.h"
 #include "git/scratch_prune.h"
+#include "kbuild/sleep_api.h"
 #include "rewrite/fixer.h"
 #include "rewrite/scanner.h"
 #include "series/series.h"
@@ -52,6 +53,22 @@ void print_result(const series::SeriesResult& r) {
         patches += s.subjects.size();
     std::printf("\n%zu series, %zu patches; %zu left alone; index: %s (and index.md)\n",
                 r.series.size(), patches, r.index.left_alone.size(), r.index_path.c_str());
+}
+
+// One line on what the tree's sources say about its sleep functions (the messages quote it),
+// and a line for each fact they do not state.
+void print_sleep_api(const kbuild::SleepApi& api) {
+    auto at = [](const std::string& source) { return source.empty() ? "" : " (" + source + ")"; };
+    std::string line =
+        std::string("fsleep ") + kbuild::to_string(api.fsleep) + at(api.fsleep_source);
+    if (api.msleep_extra_jiffy)
+        line += std::string(", msleep ") + (*api.msleep_extra_jiffy ? "adds" : "adds no") +
+                " extra jiffy" + at(api.msleep_source);
+    line += ", timers document " + (api.timers_doc.empty() ? "none" : api.timers_doc);
+    std::fprintf(stderr, "ksweep series: tree: %s\n", line.c_str());
+    for (const auto* note : {&api.fsleep_note, &api.msleep_note, &api.timers_doc_note})
+        if (!note->empty())
+            std::fprintf(stderr, "ksweep series: note: %s\n", note->c_str());
 }
 
 // --plan: one row per patch, what decides where it goes (Markdown, for people).
@@ -158,6 +175,9 @@ int series_command(int argc, char** argv) {
 
         series::SeriesOptions options;
         options.tree = scan.tree;
+        options.hz_source = build.hz.source;
+        options.sleep_api = kbuild::read_sleep_api(scan.tree);
+        print_sleep_api(*options.sleep_api);
         options.out_dir = out_dir;
         options.force = force;
         options.reroll = reroll;
@@ -179,6 +199,8 @@ int series_command(int argc, char** argv) {
             options.now = std::stoll(epoch);
         series::SeriesResult result = series::write_series(rule, fix, options);
         writing.finish();
+        for (const auto& note : result.prefix_notes)
+            std::fprintf(stderr, "ksweep series: %s\n", note.c_str());
         if (plan)
             print_plan(result.index);
         else

@@ -3,6 +3,8 @@
 #include "series/mail.h"
 #include "series/text_wrap.h"
 
+#include <algorithm>
+#include <cstdio>
 #include <map>
 
 namespace ksweep::series {
@@ -16,7 +18,43 @@ std::string listed(const std::vector<std::string>& items) {
     return out;
 }
 
+std::string range_text(double lo, double hi) {
+    auto num = [](double v) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%g", v);
+        return std::string(buf);
+    };
+    return lo == hi ? num(lo) + " ms" : num(lo) + " to " + num(hi) + " ms";
+}
+
 } // namespace
+
+std::string model_first_line(const Rule& rule, const std::vector<CoverPatch>& patches,
+                             const MessageContext& all) {
+    const std::string callee = expand("{callee}", message_values(all));
+    double asked_lo = 0, asked_hi = 0, slept_lo = 0, slept_hi = 0;
+    bool any = false;
+    for (const auto& p : patches)
+        for (const auto* f : p.files)
+            for (const auto& site : f->sites) {
+                if (!site.fixed || !site.finding.value_ms || site.finding.predicted_sleep_ms <= 0)
+                    continue;
+                const double asked = static_cast<double>(*site.finding.value_ms);
+                const double slept = site.finding.predicted_sleep_ms;
+                asked_lo = any ? std::min(asked_lo, asked) : asked;
+                asked_hi = any ? std::max(asked_hi, asked) : asked;
+                slept_lo = any ? std::min(slept_lo, slept) : slept;
+                slept_hi = any ? std::max(slept_hi, slept) : slept;
+                any = true;
+            }
+    const std::string label = " (" + model_label(all) + ").";
+    if (!any)
+        return callee + "() below " + std::to_string(rule.threshold_ms) +
+               " ms sleeps longer than asked" + label;
+    return "The " + callee + "() calls this series converts ask for " +
+           range_text(asked_lo, asked_hi) + " and sleep for up to " +
+           range_text(slept_lo, slept_hi) + label;
+}
 
 std::string cover_blurb(const Rule& rule, const std::vector<CoverPatch>& patches,
                         const MessageContext& all, const ValidationFigures& report,
@@ -28,7 +66,8 @@ std::string cover_blurb(const Rule& rule, const std::vector<CoverPatch>& patches
                 sites += s.fixed;
     std::string target = expand("{target}", message_values(all));
     std::string jiffy = expand("{jiffy_ms}", message_values(all));
-    std::string text = rule.summary.empty() ? "" : rule.summary + ".\n\n";
+    // The first line is the sleep model's for the tree's HZ (rule.summary is a fixed text).
+    std::string text = model_first_line(rule, patches, all) + "\n\n";
     text += "This series converts " + std::to_string(sites) + " call site" +
             (sites == 1 ? "" : "s") + " in " + std::to_string(patches.size()) + " driver" +
             (patches.size() == 1 ? "" : "s") + " to " + target + "(), one patch per driver. " +
@@ -37,7 +76,10 @@ std::string cover_blurb(const Rule& rule, const std::vector<CoverPatch>& patches
             "wheel's granularity, so the sleeps below " +
             std::to_string(rule.threshold_ms) +
             " ms here last several times what they ask for; each patch lists its call sites "
-            "with the real sleep predicted for them.\n\n";
+            "with the real sleep predicted for them.";
+    if (const std::string advice = timers_advice(all); !advice.empty())
+        text += " " + advice;
+    text += "\n\n";
     if (!place.entry.empty())
         text += "The patches are for " +
                 (place.tree.empty() ? std::string("the maintainers") : place.tree) + " (" +
@@ -52,8 +94,9 @@ std::string cover_blurb(const Rule& rule, const std::vector<CoverPatch>& patches
     if (!place.changes.empty())
         text += place.changes + "\n";
     if (!report.patches.empty()) {
-        text += std::string("Validation (ksweep validate: L1 git am, L2 checkpatch.pl --strict, "
-                            "L3 module build, L4 QEMU boot with an emulated device): ") +
+        text += "Validation by " + report_label(report) +
+                " (L1 git am, L2 checkpatch.pl --strict, L3 module build, L4 QEMU boot with an "
+                "emulated device): " +
                 (report.passed ? "every patch passed." : "NOT every patch passed.") + "\n\n";
         for (const auto& p : patches) {
             std::vector<std::string> names;

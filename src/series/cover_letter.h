@@ -29,6 +29,14 @@ struct CoverPlace {
     std::string changes; // changes_since()'s text, "" for a first version
 };
 
+// The cover letter's first line, from the sleep model for the tree's HZ and labelled so: "The
+// msleep() calls this series converts ask for 2 to 10 ms and sleep for up to 12 to 20 ms
+// (sleep model, HZ=250 from the tree's config)."
+std::string model_first_line(const Rule& rule, const std::vector<CoverPatch>& patches,
+                             const MessageContext& all);
+
+// The blurb: model_first_line(), what the series does (and the tree's timers document's
+// advice), where it goes, the validation figures labelled with their report.
 std::string cover_blurb(const Rule& rule, const std::vector<CoverPatch>& patches,
                         const MessageContext& all, const ValidationFigures& report,
                         const CoverPlace& place);

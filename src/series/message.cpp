@@ -14,8 +14,8 @@ namespace {
 // Used when a rule file has no templates of its own.
 constexpr const char* kDefaultSubject = "Use {target}() for short sleeps";
 constexpr const char* kDefaultBody =
-    "{callee}() of less than {threshold_ms} ms sleeps longer than asked at HZ={hz}:\n\n"
-    "{sites}\n\n{slack}\n\n{measured}";
+    "{callee}() of less than {threshold_ms} ms sleeps longer than asked ({model}):\n\n"
+    "{sites}\n\n{timers_advice}\n{slack}\n\n{measured}";
 
 std::string fmt_ms(double ms) {
     char buf[32];
@@ -68,6 +68,44 @@ std::string site_lines(const MessageContext& ctx) {
     return out;
 }
 
+using kbuild::FsleepKind;
+
+FsleepKind fsleep_kind(const MessageContext& ctx) {
+    return ctx.sleep_api ? ctx.sleep_api->fsleep : FsleepKind::Unknown;
+}
+
+// What fsleep() does in this tree, as a sentence ("" when the tree does not say).
+std::string tree_fsleep(const MessageContext& ctx) {
+    const std::string where = ctx.sleep_api && !ctx.sleep_api->fsleep_source.empty()
+                                  ? " (" + ctx.sleep_api->fsleep_source + ")"
+                                  : "";
+    switch (fsleep_kind(ctx)) {
+    case FsleepKind::QuarterSlack:
+        return " In this tree" + where +
+               " that is usleep_range() with 25% slack below four ticks and msleep() above.";
+    case FsleepKind::DoubleRange:
+        return " In this tree" + where + " that is usleep_range(us, 2 * us) up to 20 ms.";
+    case FsleepKind::Absent:
+    case FsleepKind::Unknown:
+        break;
+    }
+    return "";
+}
+
+// Whose slack a 25% policy is: this tree's fsleep(), or only that of later kernels.
+std::string quarter_slack_origin(const MessageContext& ctx) {
+    switch (fsleep_kind(ctx)) {
+    case FsleepKind::QuarterSlack:
+        return "the slack this tree's fsleep() uses";
+    case FsleepKind::DoubleRange:
+        return "the slack fsleep() uses from v6.13 on (this tree's allows 100%)";
+    case FsleepKind::Absent:
+    case FsleepKind::Unknown:
+        break;
+    }
+    return "the slack fsleep() uses from v6.13 on";
+}
+
 std::string slack_sentence(const MessageContext& ctx) {
     if (ctx.files.empty())
         return "";
@@ -75,7 +113,7 @@ std::string slack_sentence(const MessageContext& ctx) {
     const Slack slack = ctx.rule->slack_for(f.file);
     std::string target = target_name(*ctx.rule, f.file);
     if (target == "fsleep")
-        return "fsleep() picks the sleep primitive and its slack itself.";
+        return "fsleep() picks the sleep primitive and its slack itself." + tree_fsleep(ctx);
     std::string name = f.slack_name.empty() ? "" : " (" + f.slack_name + ")";
     switch (slack.policy) {
     case SlackPolicy::Fixed:
@@ -85,8 +123,10 @@ std::string slack_sentence(const MessageContext& ctx) {
                "coalesce wakeups.";
     case SlackPolicy::Percent:
         return "Each range allows " + std::to_string(slack.percent) + "% of the sleep as slack" +
-               name + ", at least " + std::to_string(slack.floor_us) +
-               " us: the slack fsleep() itself uses, far below what msleep() oversleeps.";
+               name + ", at least " + std::to_string(slack.floor_us) + " us" +
+               (slack.percent == 25 ? ": " + quarter_slack_origin(ctx) + ", far below"
+                                    : ", far below") +
+               " what msleep() oversleeps.";
     case SlackPolicy::Acpi:
         return "Each range allows 1% of the sleep as slack" + name + ", at least " +
                std::to_string(slack.floor_us) + " us, as acpi_os_sleep() does.";
@@ -104,6 +144,31 @@ size_t fixed_sites(const MessageContext& ctx) {
 
 } // namespace
 
+std::string hz_label(int hz, const std::string& hz_source) {
+    std::string head = "HZ=" + std::to_string(hz);
+    if (hz_source.rfind("CONFIG_HZ", 0) == 0)
+        return head + " from the tree's config";
+    if (hz_source == "--hz")
+        return head + " as given with --hz";
+    if (hz_source.rfind("assumed", 0) == 0)
+        return head + " assumed (the tree's config does not say)";
+    return head;
+}
+
+std::string model_label(const MessageContext& ctx) {
+    return "sleep model, " + hz_label(ctx.hz, ctx.hz_source);
+}
+
+std::string timers_advice(const MessageContext& ctx) {
+    if (!ctx.sleep_api || ctx.sleep_api->timers_doc.empty())
+        return "";
+    const std::string& doc = ctx.sleep_api->timers_doc;
+    if (doc.find("delay_sleep_functions") != std::string::npos)
+        return doc + " advises usleep_range() where msleep() is not accurate enough, as here, and "
+                     "fsleep() when unsure.";
+    return doc + " recommends usleep_range() for sleeps of 10 us to 20 ms.";
+}
+
 std::vector<std::pair<std::string, std::string>> message_values(const MessageContext& ctx) {
     std::string files;
     for (size_t i = 0; i < ctx.files.size(); ++i)
@@ -118,6 +183,9 @@ std::vector<std::pair<std::string, std::string>> message_values(const MessageCon
             {"count", std::to_string(fixed_sites(ctx))},
             {"files", files},
             {"sites", site_lines(ctx)},
+            {"model", model_label(ctx)},
+            {"timers_doc", ctx.sleep_api ? ctx.sleep_api->timers_doc : ""},
+            {"timers_advice", timers_advice(ctx)},
             {"slack", slack_sentence(ctx)},
             {"measured", ctx.measured && ctx.report ? describe(*ctx.measured, *ctx.report) : ""}};
 }

@@ -2,12 +2,20 @@
 // wrapped at 75 columns, ending in Signed-off-by.
 //
 // Placeholders: {callee} {target} {threshold_ms} {hz} {jiffy_ms} {kernel} {count} {files}
-// {sites} (one line per call site with its predicted real sleep) {slack} (the slack chosen
-// and why) {measured} (a sentence from the validation report, or nothing).
+// {sites} (one line per call site with its predicted real sleep) {model} (where those
+// predictions come from: "sleep model, HZ=250 from the tree's config") {slack} (the slack
+// chosen and why) {measured} (a sentence from the validation report, labelled "Measured by
+// ksweep validate (report ...)", or nothing) {timers_doc} (the timers document the tree has,
+// "Documentation/timers/delay_sleep_functions.rst" or ".../timers-howto.rst", or nothing)
+// {timers_advice} (that document's advice in one sentence, or nothing when the tree has none).
+//
+// Every figure a message quotes says where it comes from: the sleep model (and where HZ came
+// from) or a ksweep validate report.
 #pragma once
 
 #include "core/rule.h"
 #include "core/sleep_model.h"
+#include "kbuild/sleep_api.h"
 #include "rewrite/fixer.h"
 #include "series/report.h"
 
@@ -23,7 +31,24 @@ struct MessageContext {
     KernelVersion kernel;
     const PatchMeasurement* measured = nullptr; // this patch's entry in the report
     const ValidationFigures* report = nullptr;
+    // What the tree's own sources say (kbuild::read_sleep_api); nullptr: not read, and the
+    // message says nothing that depends on it.
+    const kbuild::SleepApi* sleep_api = nullptr;
+    // Where `hz` came from: kbuild::HzChoice::source ("--hz", "CONFIG_HZ in <dir>/.config",
+    // "assumed: ..."); "" when the caller does not know.
+    std::string hz_source;
 };
+
+// "HZ=250 from the tree's config", "HZ=1000 as given with --hz", "HZ=250 assumed (the tree's
+// config does not say)"; just "HZ=250" when the source is unknown.
+std::string hz_label(int hz, const std::string& hz_source);
+
+// The label of the sleep model's figures: "sleep model, HZ=250 from the tree's config".
+std::string model_label(const MessageContext& ctx);
+
+// The timers document's advice for this target, one sentence naming the document, or "" when
+// the tree has none (or it was not read).
+std::string timers_advice(const MessageContext& ctx);
 
 // The summary after the prefix, from the rule's subject template.
 std::string summary_from_template(const MessageContext& ctx);

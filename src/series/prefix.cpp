@@ -175,22 +175,61 @@ bool history_writes_lower(const std::vector<std::string>& subjects, const std::s
 
 } // namespace
 
+size_t subjects_agreeing(const std::vector<std::string>& subjects, const std::string& prefix) {
+    size_t levels = 1;
+    for (size_t at = prefix.find(": "); at != std::string::npos; at = prefix.find(": ", at + 2))
+        ++levels;
+    size_t n = 0;
+    for (const auto& s : subjects) {
+        const auto tags = subject_tags(s);
+        n += tags.size() >= levels && join_tags(tags, levels) == prefix ? 1 : 0;
+    }
+    return n;
+}
+
+std::string describe_paths(const std::vector<std::string>& paths) {
+    if (paths.empty())
+        return "these files";
+    if (paths.size() == 1)
+        return paths.front();
+    std::string common = paths.front().substr(0, paths.front().rfind('/') + 1);
+    for (const auto& p : paths)
+        while (!common.empty() && p.compare(0, common.size(), common) != 0)
+            common = common.substr(0, common.rfind('/', common.size() - 2) + 1);
+    return std::to_string(paths.size()) + " files" + (common.empty() ? "" : " in " + common);
+}
+
+std::string prefix_as_written(const std::string& prefix) {
+    if (prefix.empty())
+        return "";
+    const char last = prefix.back();
+    return prefix + (last == ':' || last == '-' || last == ')' ? " " : ": ");
+}
+
 PrefixChoice choose_prefix(const std::vector<std::string>* history, const Maintainers& maintainers,
                            const std::string& file, const std::string& module,
-                           const SubjectTable& table) {
-    std::string why_not;
+                           const SubjectTable& table, const std::string& touching) {
+    const std::string what = touching.empty() ? "these files" : touching;
+    const size_t capped = HistoryLimits{}.max_subjects;
+    std::string why_not = "no history: a scratch repository";
+    size_t agreeing = 0, n = 0;
     if (history) {
-        const size_t n = history->size();
-        if (n >= kMinHistorySubjects) {
-            if (auto prefix = modal_prefix(*history))
-                return {*prefix, history_writes_lower(*history, *prefix),
-                        "history: " + std::to_string(n) + " commits"};
-            why_not = "history: no subject of " + std::to_string(n) + " commits has a prefix; ";
-        } else {
-            why_not = "history: " + std::to_string(n) +
-                      (n == 1 ? " commit touches" : " commits touch") +
-                      " these files, fewer than " + std::to_string(kMinHistorySubjects) + "; ";
-        }
+        n = history->size();
+        const std::string of = std::to_string(n) + (n >= capped ? " latest" : "") +
+                               (n == 1 ? " commit" : " commits") + " touching " + what;
+        const auto prefix = modal_prefix(*history);
+        agreeing = prefix ? subjects_agreeing(*history, *prefix) : 0;
+        if (prefix && agreeing >= kMinAgreeingSubjects)
+            return {*prefix, history_writes_lower(*history, *prefix),
+                    "history (" + std::to_string(agreeing) + " of " + of + ")", agreeing, n};
+        if (n == 0)
+            why_not = "history: no commit touches " + what;
+        else if (!prefix)
+            why_not = "history: none of " + of + " has a prefix";
+        else
+            why_not = "history: " + std::to_string(agreeing) + " of " + of + " " +
+                      (agreeing == 1 ? "writes" : "write") + " '" + prefix_as_written(*prefix) +
+                      "', fewer than " + std::to_string(kMinAgreeingSubjects);
     }
     if (auto m = table.match_for(file, module)) {
         std::string prefix = m->prefix;
@@ -199,9 +238,12 @@ PrefixChoice choose_prefix(const std::vector<std::string>* history, const Mainta
         if (prefix.back() == ':')
             prefix.pop_back();
         return {prefix, m->entry->lower_verb,
-                why_not + "table " + table.source_path + ":" + std::to_string(m->entry->line)};
+                "table " + table.source_path + ":" + std::to_string(m->entry->line) + " (" +
+                    why_not + ")",
+                agreeing, n};
     }
-    return {prefix_from_path(maintainers, file, module), false, why_not + "MAINTAINERS and path"};
+    return {prefix_from_path(maintainers, file, module), false,
+            "MAINTAINERS and path (" + why_not + ")", agreeing, n};
 }
 
 std::string prefix_from_maintainers(const Maintainers& maintainers, const std::string& file,

@@ -43,24 +43,42 @@ std::vector<std::string> history_subjects(git_repository* repo, const git_oid& f
                                           const std::vector<std::string>& paths,
                                           const HistoryLimits& limits = {});
 
-// History decides only when at least this many commits touched the files: one local commit
-// (a fixture's "Import", someone's own fix) must not set a subsystem's prefix.
-constexpr size_t kMinHistorySubjects = 5;
+// History decides only when at least this many of the commits touching the files carry the
+// prefix it would choose. Three commits writing the same prefix are a convention; one or two
+// can be the user's own local work, a fixture's "Import" or a one-off (a treewide sweep): the
+// table knows better than those. More than three would leave most small drivers, with a few
+// commits in a shallow clone's reach, to the table although their history is plain.
+constexpr size_t kMinAgreeingSubjects = 3;
 
 // The prefix chosen for a patch, the case of the summary's first word, and where both came
-// from ("history: 30 commits", "table rules/subject_prefixes.yaml:29", "MAINTAINERS and path",
-// with why history did not decide when it did not).
+// from, said so that "prefix 'tpm: ' from <source>" reads as a sentence: "history (7 of 10
+// commits touching drivers/char/tpm/tpm_nsc.c)", "table rules/subject_prefixes.yaml:29
+// (history: 1 of 1 commit touching ... agrees, fewer than 3)", "MAINTAINERS and path (no
+// history: a scratch repository)".
 struct PrefixChoice {
     std::string prefix;
     bool lower_verb = false; // "Input: xpad - use ...", not "Use ..."
     std::string source;
+    size_t agreeing = 0;   // history's subjects that carry the modal prefix
+    size_t considered = 0; // history's subjects looked at
 };
 
 // `history` is nullptr for a repository without it (a scratch one); else the subjects of
-// history_subjects() for the patch's files.
+// history_subjects() for the patch's files, which `touching` names for the source ("these
+// files" when empty).
 PrefixChoice choose_prefix(const std::vector<std::string>* history, const Maintainers& maintainers,
                            const std::string& file, const std::string& module,
-                           const SubjectTable& table);
+                           const SubjectTable& table, const std::string& touching = "");
+
+// How many of `subjects` start with all of `prefix`'s tags ("tpm: tpm_nsc" agrees with
+// "tpm: tpm_nsc: Fix x", not with "tpm: Fix y").
+size_t subjects_agreeing(const std::vector<std::string>& subjects, const std::string& prefix);
+
+// "drivers/char/tpm/tpm_nsc.c", or "2 files in drivers/char/tpm/" for several.
+std::string describe_paths(const std::vector<std::string>& paths);
+
+// The prefix as a subject starts with it: "tpm: " for "tpm", "Input: xpad - " for "Input: xpad -".
+std::string prefix_as_written(const std::string& prefix);
 
 // The summary with its first letter in the chosen case ("Use x" -> "use x").
 std::string with_verb_case(std::string summary, bool lower);

@@ -122,6 +122,8 @@ ValidationFigures parse_report(const std::string& text, const std::string& path)
     ValidationFigures r;
     r.kernel_release = fields.get<std::string>("kernel_release");
     r.config_hz = fields.get<int>("config_hz");
+    if (auto started = root.find("started_at"); started != root.end() && started->is_string())
+        r.started_at = started->get<std::string>();
     r.passed = fields.get<bool>("passed");
     const auto patches = root.find("patches");
     if (patches == root.end() || patches->is_null())
@@ -156,13 +158,23 @@ ValidationFigures load_report(const std::string& path) {
     const auto text = read_file(path);
     if (!text)
         throw std::runtime_error(path + ": cannot open report");
-    return parse_report(*text, path);
+    ValidationFigures r = parse_report(*text, path);
+    r.source = path;
+    return r;
+}
+
+std::string report_label(const ValidationFigures& report) {
+    std::string name = report.source.substr(report.source.rfind('/') + 1);
+    std::string what = name.empty() ? "its report" : "report " + name;
+    if (!report.started_at.empty())
+        what += " of " + report.started_at;
+    return "ksweep validate (" + what + ")";
 }
 
 std::string describe(const PatchMeasurement& m, const ValidationFigures& report) {
     if (!m.measured)
         return "";
-    std::string where = "Measured in QEMU";
+    std::string where = "Measured by " + report_label(report) + " in QEMU";
     if (!report.kernel_release.empty())
         where += " with Linux " + report.kernel_release;
     if (report.config_hz > 0)

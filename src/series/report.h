@@ -30,6 +30,8 @@ struct PatchMeasurement {
 struct ValidationFigures {
     std::string kernel_release; // the guest kernel
     int config_hz = 0;
+    std::string started_at; // UTC, ISO 8601: which run of ksweep validate
+    std::string source;     // the report file read ("" when parsed from text)
     bool passed = false;
     std::vector<PatchMeasurement> patches;
 
@@ -42,7 +44,12 @@ struct ValidationFigures {
 ValidationFigures load_report(const std::string& path);
 ValidationFigures parse_report(const std::string& json_text, const std::string& path_for_messages);
 
-// The commit message sentence for a measured patch ("" when nothing was measured).
+// Where measured figures come from, for a label: "ksweep validate (report report.json of
+// 2026-12-01T04:00:00Z)"; the file's name only, never the local path.
+std::string report_label(const ValidationFigures& report);
+
+// The commit message sentence for a measured patch ("" when nothing was measured), labelled
+// with report_label().
 std::string describe(const PatchMeasurement& m, const ValidationFigures& report);
 
 // One line per level for the cover letter: "tpm: tpm_nsc: L1 passed, L2 passed, ...".

@@ -293,6 +293,21 @@ SeriesResult write_series(const Rule& rule, const FixResult& fix, const SeriesOp
     if (!opts.report.empty())
         report = load_report(opts.report);
     Maintainers maintainers = Maintainers::load(opts.tree);
+    const kbuild::SleepApi sleep_api =
+        opts.sleep_api ? *opts.sleep_api : kbuild::read_sleep_api(opts.tree);
+    // Every message's context: the fix's HZ and where it came from, the tree's sleep API.
+    auto context_for = [&](std::vector<const FileFix*> files, const PatchMeasurement* measured) {
+        MessageContext c;
+        c.rule = &rule;
+        c.files = std::move(files);
+        c.hz = fix.scan.hz;
+        c.kernel = fix.scan.kernel;
+        c.measured = measured;
+        c.report = &report;
+        c.sleep_api = &sleep_api;
+        c.hz_source = opts.hz_source;
+        return c;
+    };
     SeriesRepo repo =
         open_series_repo(opts.tree, opts.cache_dir.empty() ? ksweep::cache_dir() : opts.cache_dir);
     Identity who = identity_from(opts.signoff, repo.repo.get());
@@ -357,13 +372,14 @@ SeriesResult write_series(const Rule& rule, const FixResult& fix, const SeriesOp
             repo_paths.push_back(repo.tree_prefix + usable[i]->file);
             names.push_back(usable[i]->file);
         }
-        MessageContext ctx{&rule,  p.files, fix.scan.hz, fix.scan.kernel, report.for_files(names),
-                           &report};
+        MessageContext ctx = context_for(p.files, report.for_files(names));
         std::optional<std::vector<std::string>> history;
         if (!repo.owned)
             history = history_subjects(repo.repo.get(), repo.base, repo_paths);
         p.prefix_choice = choose_prefix(history ? &*history : nullptr, maintainers, names.front(),
-                                        p.module, table);
+                                        p.module, table, describe_paths(names));
+        result.prefix_notes.push_back("prefix '" + prefix_as_written(p.prefix_choice.prefix) +
+                                      "' from " + p.prefix_choice.source);
         p.prefix = p.prefix_choice.prefix;
         p.summary = with_verb_case(summary_from_template(ctx), p.prefix_choice.lower_verb);
         p.body = commit_body(ctx, who.formatted());
@@ -439,6 +455,18 @@ SeriesResult write_series(const Rule& rule, const FixResult& fix, const SeriesOp
         is.cc = everyone.cc;
         for (size_t i = 0; i < members.size(); ++i)
             is.patches.push_back(index_patch(*members[i], subjects[i]));
+        const bool cover = members.size() > 1;
+        // The cover letter's prefix: the first tag every patch of the series shares, or none.
+        const std::string tag = first_tag(subjects.front());
+        const bool shared = std::all_of(subjects.begin(), subjects.end(),
+                                        [&](const std::string& s) { return first_tag(s) == tag; });
+        if (cover)
+            result.prefix_notes.push_back(
+                "series " + sp.name + ": cover letter " +
+                (shared && !tag.empty()
+                     ? "prefix '" + tag + ": ' from its " + std::to_string(members.size()) +
+                           " patches, which all start with it"
+                     : std::string("without a prefix: its patches' first tags differ")));
         std::string changes;
         if (sp.previous && reroll > sp.previous->version)
             changes = changes_since(*sp.previous, is.patches, is.base, is.version);
@@ -447,7 +475,7 @@ SeriesResult write_series(const Rule& rule, const FixResult& fix, const SeriesOp
             continue;
         }
 
-        MessageContext all{&rule, {}, fix.scan.hz, fix.scan.kernel, nullptr, &report};
+        MessageContext all = context_for({}, nullptr);
         std::vector<git_oid> commits;
         git_oid parent = repo.base;
         for (size_t i = 0; i < members.size(); ++i) {
@@ -472,15 +500,11 @@ SeriesResult write_series(const Rule& rule, const FixResult& fix, const SeriesOp
         ws.dir = final_out + "/" + sp.name;
         clear_mails(ws.dir);
         fs::create_directories(ws.dir);
-        const bool cover = members.size() > 1;
         // git's "cover.<time>.git.<mail>"; the series of one run are told apart by name.
         const std::string cover_what = plan.series.size() == 1 ? "cover" : "cover." + sp.name;
         const std::string cover_id =
             opts.thread && cover ? message_id_for(cover_what, now, who.email) : "";
         if (cover) {
-            std::string tag = first_tag(subjects.front());
-            bool shared = std::all_of(subjects.begin(), subjects.end(),
-                                      [&](const std::string& s) { return first_tag(s) == tag; });
             std::vector<CoverPatch> cover_patches;
             for (size_t i = 0; i < members.size(); ++i)
                 cover_patches.push_back({subjects[i], members[i]->files});

@@ -8,11 +8,13 @@
 
 #include "core/rule.h"
 #include "git/git_handle.h"
+#include "kbuild/sleep_api.h"
 #include "rewrite/fixer.h"
 #include "series/grouping.h"
 #include "series/sweep_index.h"
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,6 +35,9 @@ struct SeriesOptions {
     bool plan_only = false;  // decide everything, write nothing: SeriesResult::index only
     bool thread = true;      // Message-Id / In-Reply-To like git format-patch --thread
     long long now = 0;       // seconds since the epoch; 0: the current time (tests pin it)
+    // What the tree's sources say about its sleep functions; nullopt: read from `tree`.
+    std::optional<kbuild::SleepApi> sleep_api;
+    std::string hz_source; // where the fix's HZ came from (kbuild::HzChoice::source)
     // Called after each patch is committed and mailed (done of total, the series' name).
     std::function<void(size_t, size_t, const std::string&)> progress;
 };
@@ -53,9 +58,12 @@ struct SeriesResult {
     SweepIndex index;                  // what index.json holds (and the plan, with plan_only)
     std::string index_path;            // index.json written; "" with plan_only
     std::vector<std::string> warnings; // files left out, and why
-    bool scratch = false;              // the tree was not a git repository
-    std::string repository;            // where the commits are
-    size_t pruned_branches = 0;        // old ksweep/* branches deleted (scratch repository only)
+    // Where each patch's subject prefix came from and what the cover letter's is, one line each
+    // ("prefix 'tpm: ' from history (7 of 10 commits touching ...)"); the CLI prints them.
+    std::vector<std::string> prefix_notes;
+    bool scratch = false;       // the tree was not a git repository
+    std::string repository;     // where the commits are
+    size_t pruned_branches = 0; // old ksweep/* branches deleted (scratch repository only)
 };
 
 // Throws std::runtime_error (GitError, RuleError...) with a message for the user; nothing has

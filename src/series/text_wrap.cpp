@@ -17,7 +17,36 @@ int byte_width(char c) {
     return (static_cast<unsigned char>(c) & 0xC0) == 0x80 ? 0 : 1;
 }
 
+// A unit that must stay on the line of the number before it ("12 ms", "300 us", "25 %").
+bool is_unit(std::string word) {
+    while (!word.empty() && std::string(",.;:)]").find(word.back()) != std::string::npos)
+        word.pop_back();
+    static const char* const kUnits[] = {
+        "ms",  "us",  "\xc2\xb5s", "ns",  "s",   "sec", "secs",  "jiffy", "jiffies", "Hz",
+        "kHz", "MHz", "%",         "KiB", "MiB", "GiB", "bytes", "ticks", "extends", "boots"};
+    for (const char* u : kUnits)
+        if (word == u)
+            return true;
+    return false;
+}
+
+bool ends_in_digit(const std::string& word) {
+    return !word.empty() && std::isdigit(static_cast<unsigned char>(word.back()));
+}
+
 } // namespace
+
+std::vector<std::string> wrap_tokens(const std::string& line) {
+    std::istringstream in(line);
+    std::vector<std::string> tokens;
+    for (std::string word; in >> word;) {
+        if (!tokens.empty() && ends_in_digit(tokens.back()) && is_unit(word))
+            tokens.back() += " " + word; // never "12\nms"
+        else
+            tokens.push_back(word);
+    }
+    return tokens;
+}
 
 std::string git_wrap(const std::string& text, int indent1, int indent2, int width) {
     std::string out;
@@ -114,8 +143,7 @@ std::string wrap_body(const std::string& text, size_t width) {
             current = line.substr(0, lead);
             line = line.substr(lead);
         }
-        std::istringstream words(line);
-        for (std::string word; words >> word;) {
+        for (const std::string& word : wrap_tokens(line)) {
             bool line_has_words = current.find_first_not_of(' ') != std::string::npos;
             if (line_has_words && current.size() + 1 + word.size() > width) {
                 flush();

@@ -187,6 +187,32 @@ TEST_F(SeriesOnLinux61, TpmSeriesAppliesPassesCheckpatchAndGoesToTheMaintainers)
     }
 }
 
+// The words come from the tree: 6.1's sleep API as its sources state it, its timers document,
+// the model's figures labelled with where HZ came from, and one line per prefix's source.
+TEST_F(SeriesOnLinux61, MessagesSpeakTheTreesWordsAndTheRunSaysWhereEachPrefixCameFrom) {
+    EXPECT_NE(log.find("ksweep series: tree: fsleep double-range (include/linux/delay.h:"),
+              std::string::npos)
+        << log;
+    EXPECT_NE(log.find("msleep adds extra jiffy (kernel/time/timer.c:"), std::string::npos) << log;
+    EXPECT_NE(log.find("timers document Documentation/timers/timers-howto.rst"), std::string::npos)
+        << log;
+    auto mails = mails_in(series_dirs.at(0));
+    size_t prefix_lines = 0;
+    for (size_t at = log.find("ksweep series: prefix 'tpm: "); at != std::string::npos;
+         at = log.find("ksweep series: prefix 'tpm: ", at + 1))
+        ++prefix_lines;
+    EXPECT_EQ(prefix_lines, mails.size() - (mails.size() > 1 ? 1 : 0)) << log;
+    for (const auto& mail : mails) {
+        const std::string flat = std::regex_replace(mail.text, std::regex("\\s+"), " ");
+        EXPECT_NE(flat.find("(sleep model, HZ=250 from the tree's config)"), std::string::npos)
+            << mail.path;
+        EXPECT_NE(flat.find("Documentation/timers/timers-howto.rst recommends usleep_range()"),
+                  std::string::npos)
+            << mail.path;
+        EXPECT_EQ(flat.find("or more at HZ=250"), std::string::npos) << mail.path;
+    }
+}
+
 TEST_F(SeriesOnLinux61, HistoricalNuvotonSeriesAppliesAndPassesCheckpatch) {
     // A git clone of the snapshot with tpm_i2c_nuvoton.c as it was before v4.12.
     std::string snapshot = trim_newline(run("git --git-dir=" + quote(scratch) +

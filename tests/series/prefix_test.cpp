@@ -133,17 +133,57 @@ TEST(PrefixTest, HistoryDecidesOnlyWithEnoughCommits) {
     PrefixChoice c = choose_prefix(&one, m, "drivers/input/misc/foo.c", "foo", table);
     EXPECT_EQ(c.prefix, "Input: foo -");
     EXPECT_TRUE(c.lower_verb);
-    EXPECT_EQ(c.source, "history: 1 commit touches these files, fewer than 5; table t.yaml:2");
+    EXPECT_EQ(c.source, "table t.yaml:2 (history: 1 of 1 commit touching these files writes "
+                        "'input: ', fewer than 3)");
 
-    std::vector<std::string> five(5, "Input: foo - Fix a thing");
-    c = choose_prefix(&five, m, "drivers/input/misc/foo.c", "foo", table);
+    std::vector<std::string> three(3, "Input: foo - Fix a thing");
+    c = choose_prefix(&three, m, "drivers/input/misc/foo.c", "foo", table,
+                      "drivers/input/misc/foo.c");
     EXPECT_EQ(c.prefix, "Input: foo -");
     EXPECT_FALSE(c.lower_verb); // as history writes it
-    EXPECT_EQ(c.source, "history: 5 commits");
+    EXPECT_EQ(c.source, "history (3 of 3 commits touching drivers/input/misc/foo.c)");
 
     c = choose_prefix(nullptr, m, "drivers/char/x.c", "x", table);
-    EXPECT_EQ(c.source, "MAINTAINERS and path");
+    EXPECT_EQ(c.source, "MAINTAINERS and path (no history: a scratch repository)");
     EXPECT_EQ(with_verb_case("Use usleep_range()", true), "use usleep_range()");
+}
+
+// Many commits touching a file decide nothing unless enough of them agree: five commits of five
+// different conventions are not one.
+TEST(SeriesPrefixSource, HistoryNeedsThreeCommitsAgreeingNotJustThreeTouching) {
+    TempDir dir;
+    write_file(dir.path() + "/MAINTAINERS", "TPM\nM:\tA <a@example.org>\nF:\tdrivers/char/tpm/\n");
+    const Maintainers m = Maintainers::load(dir.path());
+    const SubjectTable table = parse_subject_table("prefixes: []\n", "t.yaml");
+    const std::string file = "drivers/char/tpm/tpm_nsc.c";
+    std::vector<std::string> mixed = {"tpm: tpm_nsc: Fix a", "treewide: Fix b",
+                                      "tpm: tpm_nsc: Fix c", "char: Fix d", "Merge branch 'x'"};
+    PrefixChoice c = choose_prefix(&mixed, m, file, "tpm_nsc", table, file);
+    EXPECT_EQ(c.prefix, "tpm: tpm_nsc"); // from the path: history did not decide
+    EXPECT_EQ(c.agreeing, 2u);
+    EXPECT_EQ(c.source, "MAINTAINERS and path (history: 2 of 5 commits touching "
+                        "drivers/char/tpm/tpm_nsc.c write 'tpm: tpm_nsc: ', fewer than 3)");
+
+    mixed.push_back("tpm: tpm_nsc: Fix e");
+    mixed.push_back("tpm: Fix f"); // agrees with "tpm" only, not with the modal "tpm: tpm_nsc"
+    c = choose_prefix(&mixed, m, file, "tpm_nsc", table, file);
+    EXPECT_EQ(c.source, "history (3 of 7 commits touching drivers/char/tpm/tpm_nsc.c)");
+    EXPECT_EQ(subjects_agreeing(mixed, "tpm"), 4u);
+
+    std::vector<std::string> none;
+    c = choose_prefix(&none, m, file, "tpm_nsc", table, file);
+    EXPECT_EQ(c.source, "MAINTAINERS and path (history: no commit touches "
+                        "drivers/char/tpm/tpm_nsc.c)");
+    std::vector<std::string> untagged(4, "Fix a thing");
+    c = choose_prefix(&untagged, m, file, "tpm_nsc", table, "these files");
+    EXPECT_EQ(c.source, "MAINTAINERS and path (history: none of 4 commits touching these files "
+                        "has a prefix)");
+
+    EXPECT_EQ(describe_paths({"drivers/char/tpm/a.c", "drivers/char/tpm/st33zp24/b.c"}),
+              "2 files in drivers/char/tpm/");
+    EXPECT_EQ(describe_paths({"a.c", "b/c.c"}), "2 files");
+    EXPECT_EQ(prefix_as_written("Input: xpad -"), "Input: xpad - ");
+    EXPECT_EQ(prefix_as_written("tpm"), "tpm: ");
 }
 
 TEST(PrefixTest, TableVerbMustBeLowerOrUpper) {

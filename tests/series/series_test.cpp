@@ -395,6 +395,7 @@ TEST_F(SeriesTest, ReportFiguresReachCommitMessageAndCoverLetter) {
     std::string report = tmp.path() + "/report.json";
     write_file(report, R"({"format": "ksweep-validate-report", "format_version": 1,
         "passed": true, "kernel_release": "6.1.0-57-amd64", "config_hz": 250,
+        "started_at": "2026-12-01T04:00:00Z",
         "patches": [{"number": 3, "files": ["drivers/char/tpm/tpm_nsc.c"], "passed": true,
           "levels": {"L2": {"status": "passed"}, "L1": {"status": "passed"},
                      "L3": {"status": "passed"}, "L4": {"status": "passed"}},
@@ -405,7 +406,10 @@ TEST_F(SeriesTest, ReportFiguresReachCommitMessageAndCoverLetter) {
     SeriesResult r = write_series(rule, fix, opts);
     std::string msg = run_git(repo, "log -1 --format=%B " + r.series[0].branch);
     std::string flat = std::regex_replace(msg, std::regex("\\s+"), " ");
-    EXPECT_NE(flat.find("Measured in QEMU with Linux 6.1.0-57-amd64 (HZ=250) and an emulated "
+    // Labelled with its source: which report of which run, by file name (never a local path).
+    EXPECT_NE(flat.find("Measured by ksweep validate (report report.json of "
+                        "2026-12-01T04:00:00Z) in QEMU with Linux 6.1.0-57-amd64 (HZ=250) and "
+                        "an emulated "
                         "device for tpm_nsc: the median TPM2_PCR_Extend round trip through "
                         "/dev/tpm0 went from 24.0 ms to 2.7 ms (200 extends per boot, 3 and 3 "
                         "boots)."),
@@ -416,8 +420,14 @@ TEST_F(SeriesTest, ReportFiguresReachCommitMessageAndCoverLetter) {
               std::string::npos);
     std::string cover =
         std::regex_replace(read_file(r.series[0].files[0]), std::regex("\\s+"), " ");
+    EXPECT_NE(cover.find("Validation by ksweep validate (report report.json of "
+                         "2026-12-01T04:00:00Z) (L1 git am,"),
+              std::string::npos)
+        << cover;
+    EXPECT_EQ(cover.find(tmp.path()), std::string::npos) << cover;
     EXPECT_NE(cover.find("every patch passed. - tpm: tpm_nsc: L1 passed, L2 passed, L3 passed, "
-                         "L4 passed. Measured in QEMU"),
+                         "L4 passed. Measured by ksweep validate (report report.json of "
+                         "2026-12-01T04:00:00Z) in QEMU"),
               std::string::npos)
         << cover;
 

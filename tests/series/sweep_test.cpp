@@ -277,10 +277,17 @@ TEST_F(SweepTest, PlanDecidesEverythingAndWritesNothing) {
     EXPECT_EQ(foo_patch.to, (std::vector<std::string>{"Ada Adc <ada@example.org>",
                                                       "Jonathan Cameron <jic23@kernel.org>"}));
     // One local commit ("Import") is not enough history to decide a prefix.
-    EXPECT_NE(
-        foo_patch.prefix_source.find("history: 1 commit touches these files, fewer than 5; table "),
-        std::string::npos)
+    EXPECT_EQ(foo_patch.prefix_source.rfind("table ", 0), 0u) << foo_patch.prefix_source;
+    EXPECT_NE(foo_patch.prefix_source.find(" (history: 1 of 1 commit touching "
+                                           "drivers/iio/adc/foo_adc.c writes 'foo: ', fewer than "
+                                           "3)"),
+              std::string::npos)
         << foo_patch.prefix_source;
+    // And `ksweep series` says so on stderr, one line per patch.
+    EXPECT_NE(std::find(r.prefix_notes.begin(), r.prefix_notes.end(),
+                        "prefix '" + foo_patch.subject.substr(0, foo_patch.subject.find("Use ")) +
+                            "' from " + foo_patch.prefix_source),
+              r.prefix_notes.end());
 }
 
 } // namespace

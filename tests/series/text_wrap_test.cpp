@@ -60,6 +60,19 @@ namespace {
 
 // Regression: a uniqueness suffix on a summary at the 75-column limit was cut off again,
 // so the subject never became unique and the loop looking for one never ended.
+// A number is never split from its unit: "12\nms" reads as two figures.
+TEST(WrapBody, SeriesKeepsANumberWithItsUnit) {
+    // "The call sleeps up to 12" fills 24 columns exactly; the unit takes the number along.
+    EXPECT_EQ(wrap_body("The call sleeps up to 12 ms, not 1 ms.", 24),
+              "The call sleeps up to\n12 ms, not 1 ms.\n");
+    EXPECT_EQ(wrap_body("with a slack of 300 us (TPM_X_RANGE) here", 20),
+              "with a slack of\n300 us (TPM_X_RANGE)\nhere\n");
+    EXPECT_EQ(wrap_body("went from 23.1 ms to 14.5 ms.", 14), "went from\n23.1 ms to\n14.5 ms.\n");
+    EXPECT_EQ(wrap_tokens("up to 12 ms) and 25 % of 4 jiffies, HZ=250 or 2 drivers"),
+              (std::vector<std::string>{"up", "to", "12 ms)", "and", "25 %", "of", "4 jiffies,",
+                                        "HZ=250", "or", "2", "drivers"}));
+}
+
 TEST(FullSummary, KeepsTheSuffixThatMakesItUnique) {
     std::string prefix = "tpm: tpm_tis_i2c_cr50";
     std::string summary = "Use usleep_range() for sleeps shorter than twenty milliseconds";

@@ -1,0 +1,139 @@
+// Commit messages and cover letters in the tree's own words: the timers document the tree has
+// (or no sentence about one), every figure labelled with its source (the sleep model and where
+// HZ came from, or a ksweep validate report), the cover letter's first line from the model, and
+// fsleep()'s slack as this tree has it.
+#include "series/cover_letter.h"
+#include "series/message.h"
+
+#include <gtest/gtest.h>
+#include <regex>
+
+using namespace ksweep;
+using namespace ksweep::series;
+
+namespace {
+
+FileFix file_fix(const std::string& file, const std::vector<std::pair<int, double>>& sleeps) {
+    FileFix f;
+    f.file = file;
+    f.slack_name = "FOO_DELAY_RANGE";
+    for (auto [ms, predicted] : sleeps) {
+        SiteOutcome site;
+        site.fixed = true;
+        site.finding.file = file;
+        site.finding.function = "foo_wait";
+        site.finding.callee = "msleep";
+        site.finding.call = "msleep(" + std::to_string(ms) + ")";
+        site.finding.value_ms = ms;
+        site.finding.predicted_sleep_ms = predicted;
+        site.finding.actionable = true;
+        f.sites.push_back(site);
+    }
+    return f;
+}
+
+std::string flat(const std::string& text) {
+    return std::regex_replace(text, std::regex("\\s+"), " ");
+}
+
+class SeriesMessageTest : public ::testing::Test {
+  protected:
+    Rule rule = load_rule(std::string(KSWEEP_SOURCE_DIR) + "/rules/msleep_small.yaml");
+    FileFix foo = file_fix("drivers/misc/foo.c", {{2, 12}, {10, 20}});
+    kbuild::SleepApi api;
+    MessageContext ctx;
+
+    void SetUp() override {
+        ctx.rule = &rule;
+        ctx.files = {&foo};
+        ctx.hz = 250;
+        ctx.kernel = {6, 1, 0};
+        ctx.hz_source = "CONFIG_HZ in /somewhere/build/.config";
+        api.fsleep = kbuild::FsleepKind::DoubleRange;
+        api.fsleep_source = "include/linux/delay.h:86";
+        api.timers_doc = "Documentation/timers/timers-howto.rst";
+        ctx.sleep_api = &api;
+    }
+    std::string body() { return flat(commit_body(ctx, "A <a@example.org>")); }
+};
+
+TEST_F(SeriesMessageTest, CitesTheTimersDocumentTheTreeHas) {
+    EXPECT_NE(body().find("Documentation/timers/timers-howto.rst recommends usleep_range() for "
+                          "sleeps of 10 us to 20 ms."),
+              std::string::npos)
+        << body();
+    api.timers_doc = "Documentation/timers/delay_sleep_functions.rst";
+    std::string b = body();
+    EXPECT_EQ(b.find("timers-howto"), std::string::npos) << b;
+    EXPECT_NE(b.find("Documentation/timers/delay_sleep_functions.rst advises usleep_range() "
+                     "where msleep() is not accurate enough"),
+              std::string::npos)
+        << b;
+    EXPECT_EQ(expand("{timers_doc}", message_values(ctx)),
+              "Documentation/timers/delay_sleep_functions.rst");
+}
+
+TEST_F(SeriesMessageTest, NoTimersDocumentNoSentenceAboutOne) {
+    api.timers_doc = "";
+    std::string b = body();
+    EXPECT_EQ(b.find("Documentation/"), std::string::npos) << b;
+    EXPECT_EQ(b.find("recommends"), std::string::npos) << b;
+    EXPECT_NE(b.find("wakes within its range. Each range allows"), std::string::npos) << b;
+    ctx.sleep_api = nullptr; // not read: nothing that depends on it either
+    EXPECT_EQ(body().find("Documentation/"), std::string::npos) << body();
+}
+
+TEST_F(SeriesMessageTest, SleepModelFiguresSayWhereHzCameFrom) {
+    std::string b = body();
+    EXPECT_NE(b.find("what they ask for (sleep model, HZ=250 from the tree's config): "),
+              std::string::npos)
+        << b;
+    EXPECT_EQ(b.find("/somewhere"), std::string::npos) << b; // no local path in a mail
+    ctx.hz = 1000;
+    ctx.hz_source = "--hz";
+    EXPECT_NE(body().find("(sleep model, HZ=1000 as given with --hz)"), std::string::npos);
+    ctx.hz_source = "assumed: no build dir (give --hz N)";
+    EXPECT_EQ(model_label(ctx), "sleep model, HZ=1000 assumed (the tree's config does not say)");
+    ctx.hz_source = "";
+    EXPECT_EQ(model_label(ctx), "sleep model, HZ=1000");
+}
+
+// 25 % slack is fsleep()'s only where the tree's fsleep() says so.
+TEST_F(SeriesMessageTest, QuarterSlackIsCreditedToFsleepOnlyWhereTheTreeHasIt) {
+    rule.slack.policy = SlackPolicy::Percent;
+    rule.slack.percent = 25;
+    rule.slack.floor_us = 50;
+    rule.overrides.clear();
+    std::string b = body();
+    EXPECT_NE(b.find("the slack fsleep() uses from v6.13 on (this tree's allows 100%)"),
+              std::string::npos)
+        << b;
+    api.fsleep = kbuild::FsleepKind::QuarterSlack;
+    EXPECT_NE(body().find("the slack this tree's fsleep() uses"), std::string::npos) << body();
+    rule.slack.percent = 10;
+    EXPECT_EQ(body().find("fsleep"), std::string::npos) << body();
+}
+
+TEST_F(SeriesMessageTest, CoverLetterFirstLineIsTheSleepModelsForTheTreesHz) {
+    FileFix bar = file_fix("drivers/misc/bar.c", {{5, 12}});
+    std::vector<CoverPatch> patches = {{"misc: foo: Use usleep_range()", {&foo}},
+                                       {"misc: bar: Use usleep_range()", {&bar}}};
+    ValidationFigures none;
+    std::string blurb = cover_blurb(rule, patches, ctx, none, {});
+    std::string first = blurb.substr(0, blurb.find("\n\n"));
+    EXPECT_EQ(flat(first), "The msleep() calls this series converts ask for 2 to 10 ms and sleep "
+                           "for up to 12 to 20 ms (sleep model, HZ=250 from the tree's config).");
+    EXPECT_EQ(blurb.find("or more at HZ"), std::string::npos) << blurb;
+    EXPECT_NE(flat(blurb).find("Documentation/timers/timers-howto.rst recommends"),
+              std::string::npos)
+        << blurb;
+
+    std::vector<CoverPatch> one = {{"misc: bar: Use usleep_range()", {&bar}}};
+    ctx.hz_source = "--hz";
+    std::string single = cover_blurb(rule, one, ctx, none, {});
+    EXPECT_EQ(flat(single.substr(0, single.find("\n\n"))),
+              "The msleep() calls this series converts ask for 5 ms and sleep for up to 12 ms "
+              "(sleep model, HZ=250 as given with --hz).");
+}
+
+} // namespace
