@@ -135,7 +135,7 @@ int check_command(int argc, char** argv) {
         }
 
     try {
-        const std::vector<Rule> rules = load_rules_for(rule_names, threshold);
+        const std::vector<Rule> rules = load_rules_for("check", rule_names, threshold, tree);
         TreeBuild build = resolve_tree_build("check", tree, tree_build, !lexical_only);
         check::CheckOptions options{tree, build.build.dir, !lexical_only, build.hz.hz};
         std::vector<std::vector<check::InputReport>> per_rule;

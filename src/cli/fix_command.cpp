@@ -113,7 +113,8 @@ int fix_command(int argc, char** argv) {
     }
 
     try {
-        const std::vector<Rule> rules = load_rules_for(rule_names, threshold);
+        const std::vector<Rule> rules =
+            load_rules_for("fix", rule_names, threshold, positionals[0]);
         ScanOptions options;
         options.tree = positionals[0];
         options.paths =

@@ -1,5 +1,8 @@
 #include "cli/rule_options.h"
 
+#include "rewrite/tree_target.h"
+
+#include <cstdio>
 #include <stdexcept>
 
 namespace ksweep::cli {
@@ -16,15 +19,16 @@ void add_rule_options(ArgParser& args, std::vector<std::string>* rules, std::str
                 "the tree's HZ above the rule's overshoot_percent (default: each rule's own)");
 }
 
-std::vector<Rule> load_rules_for(const std::vector<std::string>& names,
-                                 const std::string& threshold) {
+std::vector<Rule> load_rules_for(const std::string& command, const std::vector<std::string>& names,
+                                 const std::string& threshold, const std::string& tree) {
     std::vector<Rule> rules = load_rules(names);
-    if (threshold.empty())
-        return rules;
-    if (threshold != "checkpatch" && threshold != "hz")
+    if (!threshold.empty() && threshold != "checkpatch" && threshold != "hz")
         throw std::runtime_error("--threshold must be checkpatch or hz, not '" + threshold + "'");
     for (Rule& rule : rules)
-        rule.threshold = threshold == "hz" ? ThresholdPolicy::Hz : ThresholdPolicy::Checkpatch;
+        if (!threshold.empty())
+            rule.threshold = threshold == "hz" ? ThresholdPolicy::Hz : ThresholdPolicy::Checkpatch;
+    if (const std::string said = settle_targets(rules, tree); !said.empty())
+        std::fprintf(stderr, "ksweep %s: %s\n", command.c_str(), said.c_str());
     return rules;
 }
 

@@ -244,7 +244,8 @@ int scan_command(int argc, char** argv) {
     }
 
     try {
-        const std::vector<Rule> rules = load_rules_for(rule_names, threshold);
+        const std::vector<Rule> rules =
+            load_rules_for("scan", rule_names, threshold, positionals[0]);
         ScanOptions options;
         options.tree = positionals[0];
         options.paths =

@@ -3,6 +3,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/output.h"
+#include "cli/rule_options.h"
 #include "cli/tree_build.h"
 #include "cli/tree_paths.h"
 #include "core/rule.h"
@@ -150,7 +151,7 @@ int series_command(int argc, char** argv) {
         return 2;
     }
     try {
-        Rule rule = load_rules({rule_path}).front();
+        Rule rule = load_rules_for("series", {rule_path}, "", positionals[0]).front();
         ScanOptions scan;
         scan.tree = positionals[0];
         scan.paths = tree_relative_paths(scan.tree, {positionals.begin() + 1, positionals.end()});

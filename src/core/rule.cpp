@@ -32,7 +32,9 @@ Target parse_target(const std::string& path, const YAML::Node& node) {
         return Target::UsleepRange;
     if (s == "fsleep")
         return Target::Fsleep;
-    Yaml::fail(path, node.Mark(), "target must be usleep_range or fsleep, not '" + s + "'");
+    if (s == "auto")
+        return Target::Auto;
+    Yaml::fail(path, node.Mark(), "target must be auto, usleep_range or fsleep, not '" + s + "'");
 }
 
 Slack parse_slack(const std::string& path, const YAML::Node& node) {
@@ -205,7 +207,22 @@ Slack Rule::slack_for(const std::string& path) const {
 
 Target Rule::target_for(const std::string& path) const {
     auto* o = best_override(overrides, path);
-    return o && o->target ? *o->target : target;
+    const Target t = o && o->target ? *o->target : target;
+    // Not settled for a tree (settle_target): usleep_range, which every tree has.
+    return t == Target::Auto ? Target::UsleepRange : t;
+}
+
+void Rule::settle_target(Target for_auto) {
+    if (target == Target::Auto)
+        target = for_auto;
+    for (RuleOverride& o : overrides)
+        if (o.target == Target::Auto)
+            o.target = for_auto;
+}
+
+bool Rule::has_target(Target t) const {
+    return target == t || std::any_of(overrides.begin(), overrides.end(),
+                                      [&](const RuleOverride& o) { return o.target == t; });
 }
 
 std::vector<std::string> Rule::helpers_for(const std::string& path) const {

@@ -13,7 +13,9 @@
 namespace ksweep {
 
 enum class SlackPolicy { Fixed, Percent, Acpi };
-enum class Target { UsleepRange, Fsleep };
+// Auto: what the tree under the fix asks for (settle_target): fsleep where its fsleep() has a
+// bounded slack and its documentation recommends it (v6.13+), usleep_range otherwise.
+enum class Target { UsleepRange, Fsleep, Auto };
 enum class Unit { Milliseconds, Microseconds };
 // How the kernel turns the request into a timer: msleep()'s msecs_to_jiffies() plus, on trees
 // that still have it, the historical extra jiffy; or the jiffies a conversion helper
@@ -111,6 +113,9 @@ struct Rule {
     Target target_for(const std::string& path) const;
     std::string slack_name_for(const std::string& path) const;
     std::vector<std::string> helpers_for(const std::string& path) const;
+    // Replaces Target::Auto, in the rule and its overrides, with the tree's choice.
+    void settle_target(Target for_auto);
+    bool has_target(Target t) const;
 };
 
 // A rule file that cannot be used: what() is "file:line:col: message".

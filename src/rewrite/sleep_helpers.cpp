@@ -1,7 +1,8 @@
 #include "rewrite/sleep_helpers.h"
 
+#include "kbuild/sleep_api.h"
+
 #include <algorithm>
-#include <cctype>
 #include <filesystem>
 #include <regex>
 
@@ -12,39 +13,22 @@ namespace {
 // A driver's own headers are a handful; the bound keeps a header cycle or a huge tree cheap.
 constexpr size_t kMaxHeaders = 32;
 
-std::string without_spaces(std::string_view s) {
-    std::string out;
-    for (char c : s)
-        if (!std::isspace(static_cast<unsigned char>(c)))
-            out += c;
-    return out;
-}
-
-// The body of `static inline void name(unsigned int param)` in `text` and its line, when the
-// body sleeps param milliseconds with an hrtimer.
+// The line of `name`'s definition in `text`, when its body sleeps its first parameter in
+// milliseconds with an hrtimer: usleep_range() or fsleep() of param * 1000.
 std::optional<unsigned> sleeping_definition(const std::string& name, const std::string& text) {
-    const std::regex head("static\\s+inline\\s+void\\s+" + name +
-                          "\\s*\\(\\s*(?:const\\s+)?unsigned\\s+(?:int\\s+)?(\\w+)\\s*\\)\\s*\\{");
-    std::smatch m;
-    if (!std::regex_search(text, m, head))
+    using namespace kbuild::sleep_api_detail;
+    const auto function = find_function(strip_comments(text), name);
+    if (!function || function->param.empty())
         return std::nullopt;
-    const size_t open = static_cast<size_t>(m.position(0) + m.length(0)) - 1;
-    int depth = 0;
-    size_t close = open;
-    for (; close < text.size(); ++close) {
-        depth += (text[close] == '{') - (text[close] == '}');
-        if (depth == 0)
-            break;
-    }
-    const std::string body = without_spaces(std::string_view(text).substr(open, close - open));
-    const std::string param = m[1].str();
+    const std::string body = squeeze(function->body);
+    const std::string& param = function->param;
     const bool sleeps = body.find("usleep_range(") != std::string::npos ||
                         body.find("fsleep(") != std::string::npos;
     const bool in_ms = body.find(param + "*1000") != std::string::npos ||
                        body.find(param + "*USEC_PER_MSEC") != std::string::npos;
     if (!sleeps || !in_ms)
         return std::nullopt;
-    return static_cast<unsigned>(std::count(text.begin(), text.begin() + m.position(0), '\n') + 1);
+    return static_cast<unsigned>(function->line);
 }
 
 // The file's own quote includes, tree-relative.

@@ -37,9 +37,9 @@ std::string model_first_line(const Rule& rule, const std::vector<CoverPatch>& pa
     for (const auto& p : patches)
         for (const auto* f : p.files)
             for (const auto& site : f->sites) {
-                if (!site.fixed || !site.finding.value_ms || site.finding.predicted_sleep_ms <= 0)
+                if (!site.fixed || !site.finding.value || site.finding.predicted_sleep_ms <= 0)
                     continue;
-                const double asked = static_cast<double>(*site.finding.value_ms);
+                const double asked = *site.finding.requested_ms();
                 const double slept = site.finding.predicted_sleep_ms;
                 asked_lo = any ? std::min(asked_lo, asked) : asked;
                 asked_hi = any ? std::max(asked_hi, asked) : asked;

@@ -24,7 +24,7 @@ FileFix file_fix(const std::string& file, const std::vector<std::pair<int, doubl
         site.finding.function = "foo_wait";
         site.finding.callee = "msleep";
         site.finding.call = "msleep(" + std::to_string(ms) + ")";
-        site.finding.value_ms = ms;
+        site.finding.value = ms;
         site.finding.predicted_sleep_ms = predicted;
         site.finding.actionable = true;
         f.sites.push_back(site);
