@@ -16,7 +16,5 @@ std::string warning_type(const Rule& rule);
 std::string unresolved_type(const Rule& rule);
 // "msleep()" (joined with "/" when the rule has several functions).
 std::string rule_calls(const Rule& rule);
-// What checkpatch.pl 6.1 cites for its MSLEEP warning.
-inline constexpr const char* kSleepDocument = "Documentation/timers/timers-howto.rst";
 
 } // namespace ksweep::check

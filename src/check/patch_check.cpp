@@ -9,7 +9,9 @@
 #include "check/site_diff.h"
 #include "check/tree_state.h"
 #include "core/file_io.h"
+#include "core/strings.h"
 #include "kbuild/kernel_tree.h"
+#include "kbuild/sleep_api.h"
 #include "rewrite/scanner.h"
 
 #include <algorithm>
@@ -32,15 +34,6 @@ constexpr size_t kMaxDependents = 64;
 
 bool is_c_source(const std::string& path) {
     return path.ends_with(".c") || path.ends_with(".h");
-}
-
-std::string format_ms(double ms) {
-    char buf[32];
-    if (ms == static_cast<double>(static_cast<long long>(ms)))
-        std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(ms));
-    else
-        std::snprintf(buf, sizeof buf, "%.1f", ms);
-    return buf;
 }
 
 // The scanner names definitions tree-relative when they are inside the tree it was given;
@@ -88,9 +81,10 @@ struct Subject {
 // Everything one patch's check shares.
 class PatchRun {
   public:
-    PatchRun(const Rule& rule, const CheckOptions& options, int hz, const Patch& patch,
-             const PreimageReader& preimage, Overlay& overlay)
-        : rule_(rule), options_(options), hz_(hz), before_(options.tree, overlay, preimage),
+    PatchRun(const Rule& rule, const CheckOptions& options, int hz, std::string timers_doc,
+             const Patch& patch, const PreimageReader& preimage, Overlay& overlay)
+        : rule_(rule), options_(options), hz_(hz), timers_doc_(std::move(timers_doc)),
+          before_(options.tree, overlay, preimage),
           changes_(apply_patch(patch, before_, options.tree)),
           after_(options.tree, with_changes(overlay, changes_), preimage),
           advisor_(rule, [this](const std::string& path) { return scanned_after(path); }) {
@@ -122,6 +116,7 @@ class PatchRun {
     const Rule& rule_;
     const CheckOptions& options_;
     int hz_;
+    std::string timers_doc_;
     TreeState before_;
     std::vector<FileChange> changes_;
     TreeState after_;
@@ -396,7 +391,8 @@ Warning PatchRun::warning(const Subject& s, const ScanResult& after, const NewSi
             : " overshoots by more than " + std::to_string(rule_.overshoot_percent) + "%:";
     w.message = what + bound + " can sleep for up to " + format_ms(f.predicted_sleep_ms) +
                 "ms at HZ=" + std::to_string(hz_) + resolved + "; " +
-                advice_text(s.path, w.advice) + "; see " + kSleepDocument;
+                advice_text(s.path, w.advice) + "; see " +
+                (timers_doc_.empty() ? "msleep()'s kernel-doc" : timers_doc_);
     return w;
 }
 
@@ -465,6 +461,7 @@ PatchChecker::PatchChecker(const Rule& rule, CheckOptions options)
     if (options_.tree.empty() || !fs::is_directory(options_.tree))
         throw CheckError("no such tree: '" + options_.tree + "'");
     kernel_ = read_kernel_version(options_.tree).value_or(KernelVersion{});
+    timers_doc_ = kbuild::read_sleep_api(options_.tree).timers_doc;
     if (options_.build_dir.empty())
         options_.build_dir = find_build_dir(options_.tree, kernel_);
     if (options_.hz > 0)
@@ -501,7 +498,8 @@ InputReport PatchChecker::check(const CheckInput& input, Overlay& overlay) const
 
 void PatchChecker::check_patch(const Patch& patch, const PreimageReader& preimage, Overlay& overlay,
                                InputReport& report) const {
-    PatchRun(rule_, options_, hz_, patch, preimage, overlay).run(report, patch.subject);
+    PatchRun(rule_, options_, hz_, timers_doc_, patch, preimage, overlay)
+        .run(report, patch.subject);
 }
 
 std::vector<InputReport> merge_reports(std::vector<std::vector<InputReport>> per_rule) {

@@ -112,6 +112,7 @@ class PatchChecker {
     CheckOptions options_;
     int hz_ = 250;
     KernelVersion kernel_;
+    std::string timers_doc_; // what warnings cite: the tree's own timers document
 };
 
 } // namespace ksweep::check

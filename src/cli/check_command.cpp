@@ -67,8 +67,8 @@ std::string stdin_name(const std::string& text) {
 } // namespace
 
 int check_command(int argc, char** argv) {
-    std::string tree = ".", format = "text", git_range, threshold;
-    std::vector<std::string> rule_names;
+    std::string tree = ".", format = "text", git_range;
+    RuleOptions rule_options;
     TreeBuildOptions tree_build;
     bool lexical_only = false;
     check::TextStyle style;
@@ -88,7 +88,7 @@ int check_command(int argc, char** argv) {
     args.option("--tree", &tree, "DIR", "tree the patches apply to (default: .)");
     args.option("--git", &git_range, "RANGE",
                 "check the commits of RANGE (A..B, or one commit) of the git tree");
-    add_rule_options(args, &rule_names, &threshold);
+    rule_options.add_to(args);
     args.option("--format", &format, "text|json|sarif", "output format (default: text)");
     tree_build.add_to(args);
     args.flag("--lexical-only", &lexical_only,
@@ -135,7 +135,7 @@ int check_command(int argc, char** argv) {
         }
 
     try {
-        const std::vector<Rule> rules = load_rules_for("check", rule_names, threshold, tree);
+        const std::vector<Rule> rules = rule_options.load("check", tree);
         TreeBuild build = resolve_tree_build("check", tree, tree_build, !lexical_only);
         check::CheckOptions options{tree, build.build.dir, !lexical_only, build.hz.hz};
         std::vector<std::vector<check::InputReport>> per_rule;

@@ -8,6 +8,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/output.h"
+#include "cli/rule_options.h"
 #include "core/data_dir.h"
 #include "core/rule.h"
 #include "guest/guest_benchmark.h"
@@ -180,8 +181,13 @@ int demo_command(int argc, char** argv) {
     StepLog log;
     try {
         auto env = guest::GuestEnvironment::load();
-        Rule rule = load_rule(default_rule_path());
         std::string tree = prepare_demo_tree(env, log);
+        // The replay of 2017: tpm_msleep() came with v4.15, so the fix is upstream's own
+        // usleep_range() with a named range (a233a0289cf9), as `fix --no-helpers` writes it.
+        RuleOptions replay;
+        replay.names = {"msleep_small"};
+        replay.no_helpers = true;
+        Rule rule = replay.load("demo", tree).front();
 
         log("scanning " + std::string(kDemoPath));
         ScanOptions scan_options;

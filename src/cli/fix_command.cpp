@@ -86,8 +86,7 @@ void print_summary(const FixResult& result, bool wrote) {
 } // namespace
 
 int fix_command(int argc, char** argv) {
-    std::vector<std::string> rule_names;
-    std::string threshold;
+    RuleOptions rule_options;
     int jobs = 2;
     TreeBuildOptions tree_build;
     bool in_place = false, force = false, lexical_only = false;
@@ -97,7 +96,7 @@ int fix_command(int argc, char** argv) {
                    "into usleep_range() with a named slack constant (or the rule's target), in\n"
                    "kernel style, each rule in turn, and verifies each file by scanning it again.\n"
                    "Prints a unified diff; writes the files only with --in-place.");
-    add_rule_options(args, &rule_names, &threshold);
+    rule_options.add_to(args);
     args.flag("--in-place", &in_place, "write the fixed files into TREE");
     args.flag("--force", &force,
               "with --in-place: write over uncommitted changes, or outside a git work tree");
@@ -113,8 +112,7 @@ int fix_command(int argc, char** argv) {
     }
 
     try {
-        const std::vector<Rule> rules =
-            load_rules_for("fix", rule_names, threshold, positionals[0]);
+        const std::vector<Rule> rules = rule_options.load("fix", positionals[0]);
         ScanOptions options;
         options.tree = positionals[0];
         options.paths =

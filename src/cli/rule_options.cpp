@@ -7,27 +7,39 @@
 
 namespace ksweep::cli {
 
-void add_rule_options(ArgParser& args, std::vector<std::string>* rules, std::string* threshold) {
+void RuleOptions::add_to(ArgParser& args, bool several) {
     std::string defaults;
     for (const std::string& name : default_rule_names())
         defaults += (defaults.empty() ? "" : ", ") + name;
-    args.repeated("--rule", rules, "NAME|FILE",
-                  "a shipped rule's name or a rule file; several allowed (default: " + defaults +
-                      ")");
-    args.option("--threshold", threshold, "checkpatch|hz",
-                "checkpatch: below the rule's threshold_ms; hz: msleep's predicted overshoot at "
-                "the tree's HZ above the rule's overshoot_percent (default: each rule's own)");
+    if (several)
+        args.repeated(
+            "--rule", &names, "NAME|FILE",
+            "a shipped rule's name or a rule file; several allowed (default: " + defaults + ")");
+    else
+        args.repeated(
+            "--rule", &names, "NAME|FILE",
+            "a shipped rule's name or a rule file (default: " + default_rule_names().front() + ")");
+    args.option("--threshold", &threshold, "checkpatch|hz",
+                "checkpatch: below the rule's threshold_ms; hz: the predicted overshoot at the "
+                "tree's HZ above the rule's overshoot_percent (default: each rule's own)");
+    args.flag("--no-helpers", &no_helpers,
+              "write the rule's target even where the subsystem has its own sleep helper "
+              "(tpm_msleep): for trees older than the helper, or a replay of such a time");
 }
 
-std::vector<Rule> load_rules_for(const std::string& command, const std::vector<std::string>& names,
-                                 const std::string& threshold, const std::string& tree) {
-    std::vector<Rule> rules = load_rules(names);
+std::vector<Rule> RuleOptions::load(const std::string& command, const std::string& tree,
+                                    bool say_target) const {
     if (!threshold.empty() && threshold != "checkpatch" && threshold != "hz")
         throw std::runtime_error("--threshold must be checkpatch or hz, not '" + threshold + "'");
-    for (Rule& rule : rules)
+    std::vector<Rule> rules = load_rules(names);
+    for (Rule& rule : rules) {
         if (!threshold.empty())
             rule.threshold = threshold == "hz" ? ThresholdPolicy::Hz : ThresholdPolicy::Checkpatch;
-    if (const std::string said = settle_targets(rules, tree); !said.empty())
+        if (no_helpers)
+            for (RuleOverride& o : rule.overrides)
+                o.helpers.clear();
+    }
+    if (const std::string said = settle_targets(rules, tree); !said.empty() && say_target)
         std::fprintf(stderr, "ksweep %s: %s\n", command.c_str(), said.c_str());
     return rules;
 }

@@ -1,5 +1,6 @@
 // The rule options every finding command shares: which rules (`--rule`, several allowed; the
-// registry's default rules without it) and the threshold policy for all of them.
+// registry's default rules without it), the threshold policy for all of them, and whether the
+// subsystems' own sleep helpers may be used.
 #pragma once
 
 #include "cli/args.h"
@@ -10,13 +11,20 @@
 
 namespace ksweep::cli {
 
-void add_rule_options(ArgParser& args, std::vector<std::string>* rules, std::string* threshold);
+struct RuleOptions {
+    std::vector<std::string> names; // --rule
+    std::string threshold;          // --threshold: "", "checkpatch" or "hz"
+    bool no_helpers = false;        // --no-helpers
 
-// Loads the rules for the tree: a non-empty `threshold` ("checkpatch" or "hz") overrides each
-// rule's own, and `target: auto` becomes what the tree asks for (said on stderr, prefixed with
-// `command`). Throws RuleError for a bad file or a target the tree lacks, std::runtime_error
-// for a bad threshold.
-std::vector<Rule> load_rules_for(const std::string& command, const std::vector<std::string>& rules,
-                                 const std::string& threshold, const std::string& tree);
+    // `several`: --rule may be given more than once (scan, fix, check); else one rule.
+    void add_to(ArgParser& args, bool several = true);
+
+    // Loads the rules for the tree: --threshold overrides each rule's own, --no-helpers drops
+    // the rules' helpers, and `target: auto` becomes what the tree asks for (said in one stderr
+    // line prefixed with `command` when `say_target`). Throws RuleError for a bad file or a
+    // target the tree lacks, std::runtime_error for a bad threshold.
+    std::vector<Rule> load(const std::string& command, const std::string& tree,
+                           bool say_target = true) const;
+};
 
 } // namespace ksweep::cli

@@ -8,6 +8,7 @@
 #include "cli/tree_paths.h"
 #include "core/json.h"
 #include "core/rule.h"
+#include "core/strings.h"
 #include "kbuild/kernel_tree.h"
 #include "rewrite/cross_check.h"
 #include "rewrite/scanner.h"
@@ -148,14 +149,19 @@ std::string one_line(const std::string& s) {
 }
 
 void print_text(const std::vector<Rule>& rules, const ScanResult& r) {
-    std::printf("%-48s %-26s %-34s %8s %-10s %9s  %s\n", "LOCATION", "FUNCTION", "CALL", "VALUE",
-                "RESOLVED", "SLEEPS", "NOTES");
+    std::printf("%-48s %-26s %-34s %8s %-10s %9s %-15s  %s\n", "LOCATION", "FUNCTION", "CALL",
+                "VALUE", "RESOLVED", "SLEEPS", "HZ100/250/1000", "NOTES");
     for (const auto& f : r.findings) {
         std::string where = f.file + ":" + std::to_string(f.line) + ":" + std::to_string(f.column);
         std::string value = f.value_text();
         char sleeps[32] = "";
         if (f.value)
             std::snprintf(sleeps, sizeof sleeps, "%.1f ms", f.predicted_sleep_ms);
+        std::string by_hz;
+        for (const auto& [hz, ms] : f.predicted_by_hz)
+            by_hz += (by_hz.empty() ? "" : "/") + format_ms(ms);
+        if (!by_hz.empty())
+            by_hz += " ms";
         std::string notes;
         auto add = [&](const std::string& n) { notes += (notes.empty() ? "" : "; ") + n; };
         if (rules.size() > 1)
@@ -171,10 +177,10 @@ void print_text(const std::vector<Rule>& rules, const ScanResult& r) {
         add(std::string(to_string(f.engine)));
         if (!f.note.empty())
             add(f.note);
-        std::printf("%-48s %-26s %-34s %8s %-10s %9s  %s\n", where.c_str(),
+        std::printf("%-48s %-26s %-34s %8s %-10s %9s %-15s  %s\n", where.c_str(),
                     f.function.empty() ? "-" : f.function.c_str(), one_line(f.call).c_str(),
                     value.c_str(), std::string(to_string(f.resolution)).c_str(), sleeps,
-                    notes.c_str());
+                    by_hz.c_str(), notes.c_str());
     }
     Summary s(r);
     std::string calls, thresholds;
@@ -207,8 +213,8 @@ void print_text(const std::vector<Rule>& rules, const ScanResult& r) {
 } // namespace
 
 int scan_command(int argc, char** argv) {
-    std::vector<std::string> rule_names;
-    std::string format = "text", threshold;
+    RuleOptions rule_options;
+    std::string format = "text";
     int jobs = 2;
     TreeBuildOptions tree_build;
     bool lexical_only = false, fail_on_findings = false, cross = false;
@@ -219,7 +225,7 @@ int scan_command(int argc, char** argv) {
                    "schedule_timeout_*(msecs_to_jiffies()) ...) in .c and .h files under the\n"
                    "PATHs of TREE (all of it by default) and resolves the argument through\n"
                    "literals, macros, enums and constant expressions.");
-    add_rule_options(args, &rule_names, &threshold);
+    rule_options.add_to(args);
     args.option("--format", &format, "text|json", "output format (JSON: docs/scan-json.md)");
     args.option("-j", &jobs, "N", "parallel jobs (default 2)");
     tree_build.add_to(args);
@@ -244,8 +250,7 @@ int scan_command(int argc, char** argv) {
     }
 
     try {
-        const std::vector<Rule> rules =
-            load_rules_for("scan", rule_names, threshold, positionals[0]);
+        const std::vector<Rule> rules = rule_options.load("scan", positionals[0], false);
         ScanOptions options;
         options.tree = positionals[0];
         options.paths =

@@ -100,8 +100,8 @@ void print_plan(const series::SweepIndex& index) {
 } // namespace
 
 int series_command(int argc, char** argv) {
-    std::string rule_path = "msleep_small", out_dir, group = "driver", signoff, report, branch,
-                cache_dir;
+    RuleOptions rule_options;
+    std::string out_dir, group = "driver", signoff, report, branch, cache_dir;
     TreeBuildOptions tree_build;
     int reroll = 0, jobs = 2, max_patches = 15;
     bool force = false, no_thread = false, plan = false;
@@ -115,9 +115,7 @@ int series_command(int argc, char** argv) {
                    "(index.json, index.md) that a later run into the same -o DIR continues. The\n"
                    "checkout, index and current branch are not touched; a tree outside git gets\n"
                    "a cached scratch repository.");
-    args.option("--rule", &rule_path, "NAME|FILE",
-                "one rule per series: a shipped rule's name or a rule file (default: "
-                "msleep_small; short_jiffy_sleeps is the other shipped one)");
+    rule_options.add_to(args, false);
     args.option("-o", &out_dir, "DIR", "output directory (default: patches/<branch>)");
     args.option("-v", &reroll, "N",
                 "version of the series: [PATCH vN ...]; a series of an earlier run gets\n"
@@ -151,7 +149,11 @@ int series_command(int argc, char** argv) {
         return 2;
     }
     try {
-        Rule rule = load_rules_for("series", {rule_path}, "", positionals[0]).front();
+        if (rule_options.names.size() > 1)
+            throw std::runtime_error("one --rule per series (a series is one logical change)");
+        if (rule_options.names.empty())
+            rule_options.names.push_back(default_rule_names().front());
+        Rule rule = rule_options.load("series", positionals[0]).front();
         ScanOptions scan;
         scan.tree = positionals[0];
         scan.paths = tree_relative_paths(scan.tree, {positionals.begin() + 1, positionals.end()});

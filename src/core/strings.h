@@ -2,6 +2,7 @@
 // (starts_with/ends_with are std::string_view's own since C++20.)
 #pragma once
 
+#include <cstdio>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,6 +27,16 @@ inline std::vector<std::string> split_words(std::string_view text) {
         begin = end == std::string_view::npos ? end : text.find_first_not_of(kSpace, end);
     }
     return words;
+}
+
+// A number of milliseconds as people write it: "12" when whole, else "2.5".
+inline std::string format_ms(double ms) {
+    char buf[32];
+    if (ms == static_cast<double>(static_cast<long long>(ms)))
+        std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(ms));
+    else
+        std::snprintf(buf, sizeof buf, "%.1f", ms);
+    return buf;
 }
 
 } // namespace ksweep

@@ -5,6 +5,7 @@
 #include "core/file_io.h"
 #include "core/parallel.h"
 #include "kbuild/kernel_tree.h"
+#include "kbuild/sleep_api.h"
 #include "rewrite/compile_flags.h"
 #include "rewrite/lexical_scanner.h"
 #include "rewrite/lexical_tokens.h"
@@ -12,6 +13,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -25,6 +27,18 @@ namespace ksweep {
 using namespace ksweep::kbuild;
 
 namespace {
+
+// Whether the tree's msleep() adds the historical extra jiffy: its own body says, else its
+// version. Read once per tree and process (fix re-scans each fixed file).
+bool tree_extra_jiffy(const std::string& tree, KernelVersion kernel) {
+    static std::mutex mutex;
+    static std::map<std::string, std::optional<bool>> known;
+    std::lock_guard lock(mutex);
+    auto it = known.find(tree);
+    if (it == known.end())
+        it = known.emplace(tree, read_sleep_api(tree).msleep_extra_jiffy).first;
+    return it->second.value_or(msleep_extra_jiffy(kernel));
+}
 
 // What every file of one scan shares.
 struct ScanContext {
@@ -46,7 +60,7 @@ struct ScanContext {
         if (c.tree.size() > 1 && c.tree.back() == '/')
             c.tree.pop_back();
         c.kernel = read_kernel_version(c.tree).value_or(KernelVersion{});
-        c.extra_jiffy = msleep_extra_jiffy(c.kernel);
+        c.extra_jiffy = tree_extra_jiffy(c.tree, c.kernel);
         c.build_dir =
             options.build_dir.empty() ? find_build_dir(c.tree, c.kernel) : options.build_dir;
         if (options.hz > 0)

@@ -50,7 +50,7 @@ TEST_F(PatchCheckTest, AddedLiteral) {
     EXPECT_EQ(w.advice.slack_define, "#define FOO_DELAY_RANGE 750");
     EXPECT_EQ(w.message, "msleep(3) < 20ms can sleep for up to 12ms at HZ=250; use "
                          "usleep_range(3000, 3000 + FOO_DELAY_RANGE) with #define "
-                         "FOO_DELAY_RANGE 750; see Documentation/timers/timers-howto.rst");
+                         "FOO_DELAY_RANGE 750; see msleep()'s kernel-doc");
 }
 
 TEST_F(PatchCheckTest, MacroThePatchDefines) {

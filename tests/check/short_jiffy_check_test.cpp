@@ -43,7 +43,7 @@ TEST(ShortJiffyCheck, EachRuleReportsItsOwnTypeAndAdvice) {
     EXPECT_NE(text.find("drivers/fixture/new.c:8: WARNING:SHORT_JIFFY_SLEEP: "
                         "schedule_timeout_uninterruptible(msecs_to_jiffies(FIX_TIMEOUT)) < 20ms "
                         "can sleep for up to 12ms at HZ=250: FIX_TIMEOUT is 5 (enumerator at "
-                        "include/linux/fixture_timeouts.h:11); use usleep_range(FIX_TIMEOUT * "
+                        "include/linux/fixture_timeouts.h:10); use usleep_range(FIX_TIMEOUT * "
                         "USEC_PER_MSEC, FIX_TIMEOUT * USEC_PER_MSEC + NEW_DELAY_RANGE)"),
               std::string::npos)
         << text;
