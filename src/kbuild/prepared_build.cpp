@@ -39,12 +39,15 @@ std::optional<KernelVersion> version_from_release(const std::string& release) {
     return std::nullopt;
 }
 
-BuildDir found(const std::string& dir, std::string origin) {
+// `version`: the tree's, already read, when the build dir is the tree's own (prepared in place,
+// or made from it); otherwise read from the build dir.
+BuildDir found(const std::string& dir, std::string origin,
+               const std::optional<KernelVersion>& version = std::nullopt) {
     BuildDir b;
     b.dir = dir;
     b.origin = std::move(origin);
     b.config_source = ".config of " + dir;
-    b.version = build_dir_version(dir);
+    b.version = version ? version : build_dir_version(dir);
     b.hz = read_config_hz(dir);
     return b;
 }
@@ -116,15 +119,13 @@ BuildDir make_build_dir(const BuildDirRequest& request, const std::string& tree,
     } catch (const std::runtime_error& e) {
         throw BuildDirError(e.what());
     }
-    BuildDir build = found(entry.dir.string(), "made by ksweep with the tree's kbuild");
+    BuildDir build = found(entry.dir.string(), "made by ksweep with the tree's kbuild", version);
     build.config_source = config_source;
     if (!entry.made_now)
         return build;
     build.made_now = true;
     build.make_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    build.hz = read_config_hz(build.dir);
-    build.version = build_dir_version(build.dir);
     progress("prepared in " + std::to_string(static_cast<int>(build.make_seconds)) + " s");
     return build;
 }
@@ -177,8 +178,8 @@ BuildDir resolve_build_dir(const BuildDirRequest& request) {
     }
     if (request.config_file.empty()) {
         if (std::string dir = find_build_dir(tree, *version); !dir.empty())
-            return found(dir, dir == tree ? "the tree, prepared in place"
-                                          : "installed headers of the same version");
+            return dir == tree ? found(dir, "the tree, prepared in place", version)
+                               : found(dir, "installed headers of the same version");
     }
     if (!fs::exists(fs::path(tree) / "scripts/kconfig/Makefile")) {
         BuildDir none;
