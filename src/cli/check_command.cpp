@@ -119,7 +119,7 @@ int check_command(int argc, char** argv) {
     try {
         Rule rule = load_rule(rule_path);
         TreeBuild build = resolve_tree_build("check", tree, tree_build, !lexical_only);
-        check::CheckOptions options{tree, build.build.dir, !lexical_only, build.hz.hz};
+        check::CheckOptions options{tree, build.build.parse_dir(), !lexical_only, build.hz.hz};
         check::PatchChecker checker(rule, options);
 
         std::vector<check::InputReport> reports;

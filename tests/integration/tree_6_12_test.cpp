@@ -10,6 +10,7 @@
 
 #include <filesystem>
 #include <gtest/gtest.h>
+#include <regex>
 
 namespace fs = std::filesystem;
 using ksweep::test::quote;
@@ -143,6 +144,59 @@ TEST_F(Tree612, SeriesPassesL1ToL3InTheTreesOwnBuildDir) {
                   std::string::npos)
             << "a prepared build has no Module.symvers: the level must say what it did not check";
     }
+}
+
+} // namespace
+
+namespace {
+
+// A sparse checkout of the tree (drivers/char/tpm only, as the replay tests make): no kbuild
+// and no headers of its own. The build dir ksweep made from the full tree of the same version
+// serves it, so `series` resolves the TPM_TIMEOUT sites there too (they used to be skipped as
+// "argument is not a constant") and says where the headers came from.
+TEST_F(Tree612, SeriesOnASparseCheckoutParsesWithTheFullTreesBuildDir) {
+    ksweep::test::TempDir dir;
+    // Any series of the tree names the scratch repository that holds it as a commit, and
+    // prepares (or finds) the full tree's build dir.
+    auto made = run(std::string(KSWEEP_BINARY) + " series --signoff 'T <t@example.org>' -o " +
+                        quote(dir.path() + "/full") + " " + quote(tree_) + " drivers/char/tpm",
+                    true);
+    ASSERT_EQ(made.status, 0) << made.output;
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(made.output, m, std::regex("scratch repository\n(\\S+)")))
+        << made.output;
+    std::string scratch = m[1];
+    std::string base = ksweep::test::trim_newline(
+        run("git --git-dir=" + quote(scratch) +
+                " for-each-ref --format='%(objectname)' refs/ksweep/base/",
+            false)
+            .output);
+    ASSERT_EQ(base.size(), 40u) << base;
+    std::string clone = dir.path() + "/linux";
+    ASSERT_EQ(
+        run("git clone -q --shared --no-checkout " + quote(scratch) + " " + quote(clone)).status,
+        0);
+    ksweep::test::run_git(clone, "sparse-checkout set --cone drivers/char/tpm");
+    ksweep::test::run_git(clone, "checkout -q -b sparse " + base);
+    ASSERT_FALSE(fs::exists(clone + "/include"));
+
+    auto series = run(std::string(KSWEEP_BINARY) + " series --signoff 'T <t@example.org>' -o " +
+                          quote(dir.path() + "/sparse") + " " + quote(clone) + " drivers/char/tpm",
+                      true);
+    ASSERT_EQ(series.status, 0) << series.output;
+    EXPECT_NE(series.output.find("made by ksweep from a full tree of the same version"),
+              std::string::npos)
+        << series.output;
+    EXPECT_NE(series.output.find("headers from " + fs::canonical(tree_).string()),
+              std::string::npos)
+        << series.output;
+    std::string out = ksweep::test::only_series_dir(dir.path() + "/sparse");
+    ASSERT_FALSE(out.empty()) << series.output;
+    EXPECT_TRUE(fs::exists(out + "/0001-tpm-st33zp24-Use-usleep_range-for-short-sleeps.patch"))
+        << series.output;
+    EXPECT_TRUE(fs::exists(out + "/0002-tpm-tpm_nsc-Use-usleep_range-for-short-sleeps.patch"))
+        << series.output;
+    EXPECT_EQ(series.output.find("argument is not a constant"), std::string::npos) << series.output;
 }
 
 } // namespace
