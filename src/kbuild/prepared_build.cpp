@@ -370,11 +370,15 @@ BuildDir resolve_build_dir(const BuildDirRequest& request) {
         }
         BuildDir none;
         none.missing = "no prepared build dir of Linux " + to_string(*version) +
-                       ", and the tree has no kbuild (scripts/kconfig) to make one (a sparse "
-                       "checkout?): parsed without kbuild, so constants from headers stay "
-                       "unresolved. Run ksweep once on a full tree of Linux " +
-                       to_string(*version) +
-                       " (its build dir then serves this tree too), or give --build-dir DIR";
+                       ", and the tree has no kbuild (scripts/kconfig) to make one: parsed "
+                       "without kbuild (give --build-dir DIR)";
+        if (!has_sources(tree)) // a sparse checkout: --build-dir alone is not always enough
+            none.missing = "no prepared build dir of Linux " + to_string(*version) +
+                           ", and the tree has no kbuild (scripts/kconfig) and no headers of its "
+                           "own (a sparse checkout?): parsed without kbuild, so constants from "
+                           "headers stay unresolved. Run ksweep once on a full tree of Linux " +
+                           to_string(*version) +
+                           " (its build dir then serves this tree too), or give --build-dir DIR";
         return none;
     }
     const bool dirty =

@@ -221,6 +221,11 @@ TEST(PreparedBuildTest, ATreeWithoutKbuildIsParsedWithoutOneAndSaysSo) {
     BuildDir none = resolve_build_dir(t.request());
     EXPECT_TRUE(none.dir.empty());
     EXPECT_NE(none.missing.find("no kbuild"), std::string::npos) << none.missing;
+    // A stand-in tree (its own headers, no kbuild, as our fixtures): no talk of sparse checkouts.
+    write(t.tree / "include/linux/delay.h", "\n");
+    EXPECT_EQ(resolve_build_dir(t.request()).missing,
+              "no prepared build dir of Linux 6.12.7, and the tree has no kbuild "
+              "(scripts/kconfig) to make one: parsed without kbuild (give --build-dir DIR)");
     EXPECT_FALSE(fs::exists(t.cache / "builds"));
 }
 
