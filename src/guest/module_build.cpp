@@ -103,6 +103,7 @@ ModuleBuildResult build_modules(const ModuleBuildRequest& request) {
     }
     kbuild::ExternalModuleBuild build{files.content, request.subdir,      comment,
                                       targets,       request.headers_dir, request.cache_dir};
+    build.timeout = std::chrono::seconds(900); // as the guest's builds always had
     kbuild::ExternalModuleBuildResult built = kbuild::build_external_modules(build);
     result.ok = built.ok;
     result.cached = built.cached;

@@ -101,7 +101,11 @@ ExternalModuleBuildResult build_external_modules(const ExternalModuleBuild& buil
             std::vector<std::string> args{"-C", build.build_dir, "M=" + module_dir.string()};
             args.insert(args.end(), build.make_args.begin(), build.make_args.end());
             args.emplace_back("modules");
-            MakeRun make = run_make(args, d.string(), result.log_path);
+            MakeRun make = run_make(args, d.string(), result.log_path, {}, build.timeout);
+            if (make.status < 0) { // timed out: never kept, whoever asks
+                write_file(d / kStatusFile, "failed: " + make.errors);
+                throw NotKept{};
+            }
             std::string status = make.status == 0 ? "ok" : "failed";
             for (const auto& ko : result.modules)
                 if (status == "ok" && !fs::exists(ko))

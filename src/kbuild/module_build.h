@@ -10,6 +10,7 @@
 // trusted only once complete (core/cache_entry.h).
 #pragma once
 
+#include <chrono>
 #include <map>
 #include <string>
 #include <vector>
@@ -37,6 +38,8 @@ struct ExternalModuleBuild {
     // A failed build is a result too, served from the cache as failed (L3: the same inputs fail
     // the same way); false: tried again by the next call.
     bool keep_failures = false;
+    // make's time limit (0: none); a build that runs out of it is never kept.
+    std::chrono::seconds timeout = std::chrono::seconds(0);
 };
 
 struct ExternalModuleBuildResult {
