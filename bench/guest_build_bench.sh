@@ -26,7 +26,8 @@ work=${WORK:-$(mktemp -d)}; mkdir -p "$work"
 cp "$cache/env" "$work/env"
 
 echo "date $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "tree $tree, HZ=$hz, ccache ${CCACHE_DISABLE:+disabled}${CCACHE_DISABLE:-on if installed}"
+if [ -n "${CCACHE_DISABLE:-}" ]; then ccache=disabled; else ccache="on if installed"; fi
+echo "tree $tree, HZ=$hz, ccache $ccache"
 for pass in cold warm; do
     start=$(date +%s.%N)
     KSWEEP_CACHE=$work /usr/bin/time -f '%U %S' -o "$work/cpu.$pass" \

@@ -137,7 +137,7 @@ int check_command(int argc, char** argv) {
     try {
         const std::vector<Rule> rules = rule_options.load("check", tree);
         TreeBuild build = resolve_tree_build("check", tree, tree_build, !lexical_only);
-        check::CheckOptions options{tree, build.build.dir, !lexical_only, build.hz.hz};
+        check::CheckOptions options{tree, build.build.parse_dir(), !lexical_only, build.hz.hz};
         std::vector<std::vector<check::InputReport>> per_rule;
         int hz = 0;
         KernelVersion kernel;

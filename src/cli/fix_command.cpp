@@ -132,7 +132,7 @@ int fix_command(int argc, char** argv) {
         }
 
         TreeBuild build = resolve_tree_build("fix", options.tree, tree_build, !lexical_only);
-        options.build_dir = build.build.dir;
+        options.build_dir = build.build.parse_dir();
         options.hz = build.hz.hz;
         Progress progress("scanning", Progress::mode_for_stderr());
         options.progress = [&](size_t done, size_t total) { progress.update(done, total); };

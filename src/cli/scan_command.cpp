@@ -256,7 +256,7 @@ int scan_command(int argc, char** argv) {
         options.paths =
             tree_relative_paths(options.tree, {positionals.begin() + 1, positionals.end()});
         TreeBuild build = resolve_tree_build("scan", options.tree, tree_build, !lexical_only);
-        options.build_dir = build.build.dir;
+        options.build_dir = build.build.parse_dir();
         options.jobs = jobs;
         options.hz = build.hz.hz;
         options.semantic = !lexical_only;

@@ -158,7 +158,7 @@ int series_command(int argc, char** argv) {
         scan.tree = positionals[0];
         scan.paths = tree_relative_paths(scan.tree, {positionals.begin() + 1, positionals.end()});
         TreeBuild build = resolve_tree_build("series", scan.tree, tree_build);
-        scan.build_dir = build.build.dir;
+        scan.build_dir = build.build.parse_dir();
         scan.hz = build.hz.hz;
         scan.jobs = jobs;
         // A live line on a terminal; plain lines in a log, where a whole-tree run is watched.

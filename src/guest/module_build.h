@@ -1,22 +1,19 @@
-// Out-of-tree module builds against a prepared build directory (the guest kernel's O= build,
-// guest_build.h; or Debian's linux-headers-<release>): `make -C <dir> M=<dir> modules` with a
-// generated Kbuild. Used for the driver under test, baseline and patched, in the guest.
-//
-// Each build lives in <cache_dir>/<key>, where key hashes the headers' kernel release and every
-// file that goes in (sources and the private headers they include with "..."), so building the
-// same sources again is instant and two sources never share a stale object.
+// The guest's driver builds against a prepared build directory (the guest kernel's O= build,
+// guest_build.h; or Debian's linux-headers-<release>): the driver's sources and the private
+// headers they include with "..." (found beside them, then in include_dirs), built by kbuild's
+// one external module builder (kbuild/module_build.h: generated Kbuild, content-keyed cache).
+// Used for the driver under test, baseline and patched, in the guest. A failed build is not
+// kept: the next call tries again.
 #pragma once
+
+#include "kbuild/module_build.h"
 
 #include <string>
 #include <vector>
 
 namespace ksweep::guest {
 
-// One module of several objects, as the tree's Makefile makes it.
-struct KbuildTarget {
-    std::string name;               // "tpm_st33zp24"
-    std::vector<std::string> lines; // its Makefile lines: "tpm_st33zp24-objs = st33zp24.o", flags
-};
+using kbuild::KbuildTarget; // one module of several objects, as the tree's Makefile makes it
 
 struct ModuleBuildRequest {
     // Driver .c files; without `targets` each builds one module named after its file

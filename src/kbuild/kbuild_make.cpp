@@ -12,7 +12,8 @@ namespace ksweep::kbuild {
 
 MakeRun run_make(const std::vector<std::string>& args, const std::string& cwd,
                  const std::string& log_path,
-                 const std::function<void(const std::string& line)>& on_line) {
+                 const std::function<void(const std::string& line)>& on_line,
+                 std::chrono::seconds timeout) {
     MakeRun run;
     run.log_path = log_path;
     std::ofstream log(log_path, std::ios::binary | std::ios::trunc);
@@ -23,7 +24,14 @@ MakeRun run_make(const std::vector<std::string>& args, const std::string& cwd,
     argv.insert(argv.end(), args.begin(), args.end());
     ChildProcess make(argv, cwd);
     std::string pending, everything;
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
     for (;;) {
+        if (timeout.count() > 0 && std::chrono::steady_clock::now() > deadline) {
+            make.terminate();
+            run.status = -1;
+            run.errors = "make timed out after " + std::to_string(timeout.count()) + " s\n";
+            return run;
+        }
         pollfd p{make.output_fd(), POLLIN, 0};
         if (make.output_fd() >= 0)
             poll(&p, 1, 200);

@@ -2,6 +2,7 @@
 
 #include "core/file_io.h"
 #include "core/strings.h"
+#include "kbuild/makefile_lines.h"
 
 #include <filesystem>
 #include <regex>
@@ -12,32 +13,6 @@ namespace fs = std::filesystem;
 namespace ksweep::kbuild {
 
 namespace {
-
-// Logical lines: backslash-newline joined, "#" comments removed.
-std::vector<std::string> logical_lines(std::string_view text) {
-    std::vector<std::string> lines;
-    std::string current;
-    std::istringstream in{std::string(text)};
-    for (std::string line; std::getline(in, line);) {
-        if (!line.empty() && line.back() == '\r')
-            line.pop_back();
-        bool continued = !line.empty() && line.back() == '\\';
-        if (continued)
-            line.pop_back();
-        current += line;
-        if (continued) {
-            current += ' ';
-            continue;
-        }
-        if (auto hash = current.find('#'); hash != std::string::npos)
-            current.erase(hash);
-        lines.push_back(current);
-        current.clear();
-    }
-    if (!current.empty())
-        lines.push_back(current);
-    return lines;
-}
 
 bool lists(const KbuildAssignment& a, const std::string& object) {
     for (const auto& w : a.words)
@@ -52,7 +27,7 @@ std::vector<KbuildAssignment> parse_kbuild_makefile(std::string_view makefile) {
     static const std::regex kAssignment(
         R"(^\s*([A-Za-z0-9_./-]+?)-(y|m|objs|\$\((CONFIG_[A-Za-z0-9_]+)\))\s*(:=|\+=|\?=|=)\s*(.*)$)");
     std::vector<KbuildAssignment> out;
-    for (const auto& line : logical_lines(makefile)) {
+    for (const auto& line : logical_lines(makefile, EscapedHash::keep)) {
         std::smatch m;
         if (!std::regex_match(line, m, kAssignment))
             continue;
@@ -70,7 +45,7 @@ std::vector<std::string> kbuild_flag_lines(std::string_view makefile) {
     static const std::regex kFlags(
         R"(^\s*(ccflags-|subdir-ccflags-|CFLAGS_|CFLAGS_REMOVE_)\S*\s*(:=|\+=|=))");
     std::vector<std::string> out;
-    for (const auto& line : logical_lines(makefile))
+    for (const auto& line : logical_lines(makefile, EscapedHash::keep))
         if (std::regex_search(line, kFlags))
             out.push_back(line);
     return out;

@@ -34,6 +34,16 @@ struct BuildDir {
     std::string missing;     // when dir is "": why there is none, and what would give one
     bool made_now = false;   // ksweep ran the tree's kbuild for it in this call
     double make_seconds = 0; // how long that took
+    // A tree without sources of its own outside what it checks out (a sparse checkout: no
+    // include/linux) cannot be parsed with an O= build dir alone, which holds only generated
+    // headers: `sources` is the full tree that build dir was made from, and `parse_view` a
+    // directory in the cache that shows both in a prepared tree's layout (symbolic links into
+    // them, nothing copied). Both "" otherwise.
+    std::string sources;
+    std::string parse_view;
+
+    // The build dir a parse uses: parse_view when there is one, else dir. (make -C uses dir.)
+    const std::string& parse_dir() const { return parse_view.empty() ? dir : parse_view; }
 };
 
 // A build dir that cannot be had as asked: another version than the tree's, a kbuild that

@@ -1,72 +1,17 @@
 #include "series/report.h"
 
 #include "core/file_io.h"
+#include "core/json_fields.h"
 
 #include <algorithm>
 #include <cstdio>
-#include <nlohmann/json.hpp>
 #include <stdexcept>
-#include <type_traits>
 
 namespace ksweep::series {
 
 namespace {
 
-using Json = nlohmann::json;
-
-// A report that cannot be used: "file: where in it: what".
-[[noreturn]] void fail(const std::string& path, const std::string& where, const std::string& what) {
-    throw std::runtime_error(path + ": " + (where.empty() ? "" : where + ": ") + what);
-}
-
-// Reads the fields of one object of the report, naming the object's place in messages.
-class Fields {
-  public:
-    Fields(const std::string& path, const Json& object, std::string where)
-        : path_(path), object_(object), where_(std::move(where)) {}
-
-    // object[key] when present and not null, else `fallback`; a value of the wrong type is an
-    // error.
-    template <typename T> T get(const char* key, T fallback = T()) const {
-        auto it = object_.find(key);
-        if (it == object_.end() || it->is_null())
-            return fallback;
-        if (!has_type<T>(*it))
-            fail(path_, where_, std::string("'") + key + "' must be " + expected<T>());
-        return it->template get<T>();
-    }
-
-  private:
-    template <typename T> static bool has_type(const Json& v) {
-        if constexpr (std::is_same_v<T, bool>)
-            return v.is_boolean();
-        else if constexpr (std::is_integral_v<T>)
-            return v.is_number_integer();
-        else if constexpr (std::is_floating_point_v<T>)
-            return v.is_number();
-        else if constexpr (std::is_same_v<T, std::string>)
-            return v.is_string();
-        else
-            return v.is_array() &&
-                   std::all_of(v.begin(), v.end(), [](const Json& e) { return e.is_string(); });
-    }
-    template <typename T> static const char* expected() {
-        if constexpr (std::is_same_v<T, bool>)
-            return "true or false";
-        else if constexpr (std::is_integral_v<T>)
-            return "an integer";
-        else if constexpr (std::is_floating_point_v<T>)
-            return "a number";
-        else if constexpr (std::is_same_v<T, std::string>)
-            return "a string";
-        else
-            return "an array of paths";
-    }
-
-    const std::string& path_;
-    const Json& object_;
-    std::string where_;
-};
+using Fields = JsonFields;
 
 std::string number(double v) {
     char buf[32];
@@ -77,7 +22,7 @@ std::string number(double v) {
 void read_device(const std::string& path, const Json& device, const std::string& where,
                  PatchMeasurement* m) {
     if (!device.is_object())
-        fail(path, where, "each entry of 'devices' must be an object");
+        json_fail(path, where, "each entry of 'devices' must be an object");
     const auto variants = device.find("variants");
     if (variants == device.end() || !variants->is_object() || !variants->contains("baseline") ||
         !variants->contains("patched"))
@@ -111,14 +56,14 @@ ValidationFigures parse_report(const std::string& text, const std::string& path)
     try {
         root = Json::parse(text);
     } catch (const Json::parse_error& e) {
-        fail(path, "", e.what());
+        json_fail(path, "", e.what());
     }
     if (!root.is_object())
-        fail(path, "", "a report must be a JSON object");
+        json_fail(path, "", "a report must be a JSON object");
     const Fields fields(path, root, "");
     if (fields.get<std::string>("format") != "ksweep-validate-report")
-        fail(path, "",
-             "not a ksweep validate report (\"format\" is not \"ksweep-validate-report\")");
+        json_fail(path, "",
+                  "not a ksweep validate report (\"format\" is not \"ksweep-validate-report\")");
     ValidationFigures r;
     r.kernel_release = fields.get<std::string>("kernel_release");
     r.config_hz = fields.get<int>("config_hz");
@@ -129,12 +74,12 @@ ValidationFigures parse_report(const std::string& text, const std::string& path)
     if (patches == root.end() || patches->is_null())
         return r;
     if (!patches->is_array())
-        fail(path, "", "'patches' must be an array");
+        json_fail(path, "", "'patches' must be an array");
     for (size_t i = 0; i < patches->size(); ++i) {
         const Json& node = (*patches)[i];
         const std::string where = "patches[" + std::to_string(i) + "]";
         if (!node.is_object())
-            fail(path, where, "each entry of 'patches' must be an object");
+            json_fail(path, where, "each entry of 'patches' must be an object");
         const Fields patch(path, node, where);
         PatchMeasurement m;
         m.files = patch.get<std::vector<std::string>>("files");

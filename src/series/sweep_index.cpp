@@ -2,9 +2,9 @@
 
 #include "core/file_io.h"
 #include "core/json.h"
+#include "core/json_fields.h"
 
 #include <stdexcept>
-#include <yaml-cpp/yaml.h>
 
 namespace ksweep::series {
 
@@ -31,48 +31,19 @@ std::string cell(std::string s) {
     return s;
 }
 
-[[noreturn]] void fail(const std::string& path, const YAML::Node& node, const std::string& what) {
-    throw std::runtime_error(path + ":" + std::to_string(node.Mark().line + 1) + ": " + what);
-}
-
-std::string text(const std::string& path, const YAML::Node& map, const char* key) {
-    const YAML::Node n = map[key];
-    if (!n || n.IsNull())
-        return "";
-    if (!n.IsScalar())
-        fail(path, n, std::string("'") + key + "' must be a string");
-    return n.as<std::string>();
-}
-
-std::vector<std::string> text_list(const std::string& path, const YAML::Node& map,
-                                   const char* key) {
-    std::vector<std::string> out;
-    const YAML::Node n = map[key];
-    if (!n)
-        return out;
-    if (!n.IsSequence())
-        fail(path, n, std::string("'") + key + "' must be a list of strings");
-    for (const auto& item : n)
-        out.push_back(item.as<std::string>());
-    return out;
-}
-
-template <typename T> T number(const std::string& path, const YAML::Node& map, const char* key) {
-    const YAML::Node n = map[key];
-    if (!n)
-        return T();
-    try {
-        return n.as<T>();
-    } catch (const YAML::Exception&) {
-        fail(path, n, std::string("'") + key + "' must be a number");
-    }
-}
-
-const YAML::Node list(const std::string& path, const YAML::Node& map, const char* key) {
-    const YAML::Node n = map[key];
-    if (n && !n.IsSequence())
-        fail(path, n, std::string("'") + key + "' must be a list");
-    return n;
+// The array `key` of `object` (null when absent), each entry an object.
+const Json& objects(const std::string& path, const Json& object, const std::string& where,
+                    const char* key) {
+    static const Json kNone;
+    auto it = object.find(key);
+    if (it == object.end() || it->is_null())
+        return kNone;
+    if (!it->is_array())
+        json_fail(path, where, std::string("'") + key + "' must be an array");
+    for (const auto& entry : *it)
+        if (!entry.is_object())
+            json_fail(path, where, std::string("each entry of '") + key + "' must be an object");
+    return *it;
 }
 
 } // namespace
@@ -174,49 +145,59 @@ SweepIndex load_index(const std::string& path) {
     const auto content = read_file(path);
     if (!content)
         throw std::runtime_error(path + ": cannot read");
-    YAML::Node root;
+    Json root;
     try {
-        root = YAML::Load(*content);
-    } catch (const YAML::Exception& e) {
-        throw std::runtime_error(path + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
+        root = Json::parse(*content);
+    } catch (const Json::parse_error& e) {
+        json_fail(path, "", e.what());
     }
-    if (!root.IsMap() || text(path, root, "format") != "ksweep-sweep-index")
-        fail(path, root, "not a ksweep sweep index (format ksweep-sweep-index)");
+    if (!root.is_object() ||
+        JsonFields(path, root, "").get<std::string>("format") != "ksweep-sweep-index")
+        json_fail(path, "", "not a ksweep sweep index (format ksweep-sweep-index)");
+    const JsonFields top(path, root, "");
     SweepIndex index;
-    index.rule = text(path, root, "rule");
-    index.tree = text(path, root, "tree");
-    index.base = text(path, root, "base");
-    if (const auto series = list(path, root, "series"))
-        for (const auto& s : series) {
-            IndexSeries is;
-            is.name = text(path, s, "name");
-            is.change_id = text(path, s, "change_id");
-            is.version = number<int>(path, s, "version");
-            is.tree = text(path, s, "tree");
-            is.tree_key = text(path, s, "tree_key");
-            is.entry = text(path, s, "entry");
-            is.branch = text(path, s, "branch");
-            is.base = text(path, s, "base");
-            is.to = text_list(path, s, "to");
-            is.cc = text_list(path, s, "cc");
-            if (is.name.empty() || is.change_id.empty())
-                fail(path, s, "a series needs 'name' and 'change_id'");
-            if (const auto patches = list(path, s, "patches"))
-                for (const auto& p : patches)
-                    is.patches.push_back({text(path, p, "key"), text(path, p, "subject"),
-                                          text_list(path, p, "files"),
-                                          number<size_t>(path, p, "sites"),
-                                          text(path, p, "prefix_source"), text(path, p, "digest"),
-                                          text_list(path, p, "to"), text_list(path, p, "cc")});
-            index.series.push_back(std::move(is));
+    index.rule = top.get<std::string>("rule");
+    index.tree = top.get<std::string>("tree");
+    index.base = top.get<std::string>("base");
+    const Json& series = objects(path, root, "", "series");
+    for (size_t i = 0; i < series.size(); ++i) {
+        const std::string where = "series[" + std::to_string(i) + "]";
+        const JsonFields s(path, series[i], where);
+        IndexSeries is;
+        is.name = s.get<std::string>("name");
+        is.change_id = s.get<std::string>("change_id");
+        is.version = s.get<int>("version");
+        is.tree = s.get<std::string>("tree");
+        is.tree_key = s.get<std::string>("tree_key");
+        is.entry = s.get<std::string>("entry");
+        is.branch = s.get<std::string>("branch");
+        is.base = s.get<std::string>("base");
+        is.to = s.get<std::vector<std::string>>("to");
+        is.cc = s.get<std::vector<std::string>>("cc");
+        if (is.name.empty() || is.change_id.empty())
+            json_fail(path, where, "a series needs 'name' and 'change_id'");
+        const Json& patches = objects(path, series[i], where, "patches");
+        for (size_t j = 0; j < patches.size(); ++j) {
+            const JsonFields p(path, patches[j], where + ".patches[" + std::to_string(j) + "]");
+            is.patches.push_back({p.get<std::string>("key"), p.get<std::string>("subject"),
+                                  p.get<std::vector<std::string>>("files"), p.get<size_t>("sites"),
+                                  p.get<std::string>("prefix_source"), p.get<std::string>("digest"),
+                                  p.get<std::vector<std::string>>("to"),
+                                  p.get<std::vector<std::string>>("cc")});
         }
-    if (const auto finished = list(path, root, "finished"))
-        for (const auto& f : finished)
-            index.finished.push_back({text(path, f, "name"), text(path, f, "change_id"),
-                                      text(path, f, "tree"), text(path, f, "why")});
-    if (const auto left = list(path, root, "left_alone"))
-        for (const auto& l : left)
-            index.left_alone.push_back({text(path, l, "where"), text(path, l, "why")});
+        index.series.push_back(std::move(is));
+    }
+    const Json& finished = objects(path, root, "", "finished");
+    for (size_t i = 0; i < finished.size(); ++i) {
+        const JsonFields f(path, finished[i], "finished[" + std::to_string(i) + "]");
+        index.finished.push_back({f.get<std::string>("name"), f.get<std::string>("change_id"),
+                                  f.get<std::string>("tree"), f.get<std::string>("why")});
+    }
+    const Json& left = objects(path, root, "", "left_alone");
+    for (size_t i = 0; i < left.size(); ++i) {
+        const JsonFields l(path, left[i], "left_alone[" + std::to_string(i) + "]");
+        index.left_alone.push_back({l.get<std::string>("where"), l.get<std::string>("why")});
+    }
     return index;
 }
 

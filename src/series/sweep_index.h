@@ -57,7 +57,8 @@ struct SweepIndex {
 std::string render_index_json(const SweepIndex& index);
 std::string render_index_markdown(const SweepIndex& index);
 
-// Reads index.json; throws std::runtime_error naming the file and line of what is wrong.
+// Reads index.json (strictly, core/json_fields.h); throws std::runtime_error naming the file
+// and the place in it of what is wrong ("index.json: series[0]: 'version' must be an integer").
 SweepIndex load_index(const std::string& path);
 
 } // namespace ksweep::series

@@ -1,7 +1,8 @@
 // L3's builds: one module, as the tree has it at one commit, built out of tree against the
 // prepared headers with a Kbuild that names only that module (its composite objects and
-// flags copied from the directory's Makefile). Builds are cached by content, so the baseline
-// of patch N+1 is the already-built patched result of patch N.
+// flags copied from the directory's Makefile), by kbuild's external module builder
+// (kbuild/module_build.h). Builds are cached by content, failed ones too, so the baseline of
+// patch N+1 is the already-built patched result of patch N.
 #pragma once
 
 #include "kbuild/modules.h"

@@ -3,21 +3,21 @@
 // JSON / SARIF that parse and carry the fields consumers read, for a small sleep (WARNING) and
 // a call whose constant could not be evaluated (CHECK:MSLEEP_UNRESOLVED).
 #include "check/report_format.h"
+#include "json_fields.h"
 
 #include <gtest/gtest.h>
-#include <llvm/Support/JSON.h>
 
 namespace ksweep::check {
 namespace {
 
-std::string str(const llvm::json::Object* o, llvm::StringRef key) {
-    auto v = o->getString(key);
-    return v ? v->str() : "<missing>";
+using test::parse_json;
+
+std::string str(const Json& o, const char* key) {
+    return test::json_string(o, key, "<missing>");
 }
 
-long long num(const llvm::json::Object* o, llvm::StringRef key) {
-    auto v = o->getInteger(key);
-    return v ? *v : -1;
+long long num(const Json& o, const char* key) {
+    return test::json_integer(o, key, -1);
 }
 
 std::vector<Rule> msleep_rule() {
@@ -154,62 +154,52 @@ TEST(JsonFormat, CarriesWarningsChecksNotesAndTheFix) {
     InputReport r = sample_report();
     r.unresolved.push_back(sample_check());
     r.notes.push_back("0000-cover-letter.patch: cover letter ([PATCH 0/2]), no diff: skipped");
-    auto parsed = llvm::json::parse(format_json({r}, msleep_rule(), {"0.1.0", "/t", 250, {}}));
-    ASSERT_TRUE(bool(parsed)) << llvm::toString(parsed.takeError());
-    const auto* root = parsed->getAsObject();
+    const Json root = parse_json(format_json({r}, msleep_rule(), {"0.1.0", "/t", 250, {}}));
+    ASSERT_TRUE(root.is_object());
     EXPECT_EQ(num(root, "hz"), 250);
-    const auto* rule = root->getArray("rules")->front().getAsObject();
+    const Json& rule = root.at("rules").front();
     EXPECT_EQ(str(rule, "type"), "MSLEEP");
     EXPECT_EQ(str(rule, "unresolved_type"), "MSLEEP_UNRESOLVED");
-    const auto* input = root->getArray("inputs")->front().getAsObject();
-    const auto* w = input->getArray("warnings");
-    ASSERT_EQ(w->size(), 1u);
-    const auto* first = w->front().getAsObject();
+    const Json& input = root.at("inputs").front();
+    const Json& w = input.at("warnings");
+    ASSERT_EQ(w.size(), 1u);
+    const Json& first = w.front();
     EXPECT_EQ(str(first, "level"), "WARNING");
     EXPECT_EQ(str(first, "file"), "drivers/foo/foo.c");
     EXPECT_EQ(num(first, "patch_line"), 18);
     EXPECT_EQ(num(first, "value_ms"), 3);
     EXPECT_EQ(str(first, "suggestion"), "usleep_range(3000, 3000 + FOO_DELAY_RANGE)");
-    EXPECT_EQ(str(first->getObject("fix"), "how"), "literal in usec");
-    const auto* checks = input->getArray("checks");
-    ASSERT_EQ(checks->size(), 1u);
-    EXPECT_EQ(str(checks->front().getAsObject(), "type"), "MSLEEP_UNRESOLVED");
-    EXPECT_EQ(input->getArray("notes")->size(), 1u);
-    EXPECT_EQ(num(root->getObject("total"), "warnings"), 1);
-    EXPECT_EQ(num(root->getObject("total"), "checks"), 1);
+    EXPECT_EQ(str(first.at("fix"), "how"), "literal in usec");
+    const Json& checks = input.at("checks");
+    ASSERT_EQ(checks.size(), 1u);
+    EXPECT_EQ(str(checks.front(), "type"), "MSLEEP_UNRESOLVED");
+    EXPECT_EQ(input.at("notes").size(), 1u);
+    EXPECT_EQ(num(root.at("total"), "warnings"), 1);
+    EXPECT_EQ(num(root.at("total"), "checks"), 1);
 }
 
 TEST(SarifFormat, IsSarif210WithRuleResultLocationAndFix) {
-    auto parsed =
-        llvm::json::parse(format_sarif({sample_report()}, msleep_rule(), {"0.1.0", "/t", 250, {}}));
-    ASSERT_TRUE(bool(parsed)) << llvm::toString(parsed.takeError());
-    const auto* root = parsed->getAsObject();
+    const Json root =
+        parse_json(format_sarif({sample_report()}, msleep_rule(), {"0.1.0", "/t", 250, {}}));
+    ASSERT_TRUE(root.is_object());
     EXPECT_EQ(str(root, "version"), "2.1.0");
-    const auto* run = root->getArray("runs")->front().getAsObject();
-    const auto* driver = run->getObject("tool")->getObject("driver");
+    const Json& run = root.at("runs").front();
+    const Json& driver = run.at("tool").at("driver");
     EXPECT_EQ(str(driver, "name"), "ksweep");
     EXPECT_EQ(str(driver, "version"), "0.1.0");
-    EXPECT_EQ(str(driver->getArray("rules")->front().getAsObject(), "id"), "msleep_small");
-    const auto* result = run->getArray("results")->front().getAsObject();
+    EXPECT_EQ(str(driver.at("rules").front(), "id"), "msleep_small");
+    const Json& result = run.at("results").front();
     EXPECT_EQ(str(result, "ruleId"), "msleep_small");
     EXPECT_EQ(str(result, "level"), "warning");
-    EXPECT_EQ(str(result->getObject("message"), "text"), kMessage);
-    const auto* physical =
-        result->getArray("locations")->front().getAsObject()->getObject("physicalLocation");
-    EXPECT_EQ(str(physical->getObject("artifactLocation"), "uri"), "drivers/foo/foo.c");
-    EXPECT_EQ(num(physical->getObject("region"), "startLine"), 13);
-    EXPECT_EQ(num(physical->getObject("region"), "startColumn"), 2);
-    const auto* replacement = result->getArray("fixes")
-                                  ->front()
-                                  .getAsObject()
-                                  ->getArray("artifactChanges")
-                                  ->front()
-                                  .getAsObject()
-                                  ->getArray("replacements")
-                                  ->front()
-                                  .getAsObject();
-    EXPECT_EQ(num(replacement->getObject("deletedRegion"), "endColumn"), 11);
-    EXPECT_EQ(str(replacement->getObject("insertedContent"), "text"),
+    EXPECT_EQ(str(result.at("message"), "text"), kMessage);
+    const Json& physical = result.at("locations").front().at("physicalLocation");
+    EXPECT_EQ(str(physical.at("artifactLocation"), "uri"), "drivers/foo/foo.c");
+    EXPECT_EQ(num(physical.at("region"), "startLine"), 13);
+    EXPECT_EQ(num(physical.at("region"), "startColumn"), 2);
+    const Json& replacement =
+        result.at("fixes").front().at("artifactChanges").front().at("replacements").front();
+    EXPECT_EQ(num(replacement.at("deletedRegion"), "endColumn"), 11);
+    EXPECT_EQ(str(replacement.at("insertedContent"), "text"),
               "usleep_range(3000, 3000 + FOO_DELAY_RANGE)");
 }
 
@@ -219,14 +209,14 @@ TEST(SarifFormat, PartialFixesAreLeftOutAndUnresolvedCallsAreOpen) {
     InputReport r = sample_report();
     r.warnings[0].advice.slack_define = "#define FOO_DELAY_RANGE 750";
     r.unresolved.push_back(sample_check());
-    auto parsed = llvm::json::parse(format_sarif({r}, msleep_rule(), {"0.1.0", "/t", 250, {}}));
-    ASSERT_TRUE(bool(parsed)) << llvm::toString(parsed.takeError());
-    const auto* run = parsed->getAsObject()->getArray("runs")->front().getAsObject();
-    EXPECT_EQ(run->getObject("tool")->getObject("driver")->getArray("rules")->size(), 2u);
-    const auto* results = run->getArray("results");
-    ASSERT_EQ(results->size(), 2u);
-    EXPECT_EQ((*results)[0].getAsObject()->getArray("fixes"), nullptr);
-    const auto* open = (*results)[1].getAsObject();
+    const Json parsed = parse_json(format_sarif({r}, msleep_rule(), {"0.1.0", "/t", 250, {}}));
+    ASSERT_TRUE(parsed.is_object());
+    const Json& run = parsed.at("runs").front();
+    EXPECT_EQ(run.at("tool").at("driver").at("rules").size(), 2u);
+    const Json& results = run.at("results");
+    ASSERT_EQ(results.size(), 2u);
+    EXPECT_FALSE(results[0].contains("fixes"));
+    const Json& open = results[1];
     EXPECT_EQ(str(open, "ruleId"), "msleep_small/unresolved");
     EXPECT_EQ(num(open, "ruleIndex"), 1);
     EXPECT_EQ(str(open, "kind"), "open");

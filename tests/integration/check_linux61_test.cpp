@@ -2,13 +2,13 @@
 // cases issue 13 found passing, a build dir that cannot parse the tree, and a whole series
 // written by `ksweep series` (cover letter included).
 #include "check_tree_6_1.h"
+#include "json_fields.h"
 #include "require_env.h"
 #include "test_repo.h"
 
 #include <cstdlib>
 #include <filesystem>
 #include <gtest/gtest.h>
-#include <llvm/Support/JSON.h>
 
 namespace fs = std::filesystem;
 using ksweep::test::quote;
@@ -94,19 +94,17 @@ TEST_F(CheckOnLinux61, TheNuvotonRegressionOf2017AsAPatch) {
                                  diff.output);
     auto r = check("--format json " + quote(dir_.path() + "/p.patch"));
     EXPECT_EQ(r.status, 1) << r.output;
-    auto parsed = llvm::json::parse(r.output);
-    ASSERT_TRUE(bool(parsed)) << llvm::toString(parsed.takeError()) << r.output;
-    const auto* warnings =
-        parsed->getAsObject()->getArray("inputs")->front().getAsObject()->getArray("warnings");
-    ASSERT_EQ(warnings->size(), 4u) << r.output;
-    for (const auto& w : *warnings) {
-        const auto* o = w.getAsObject();
-        EXPECT_EQ(o->getString("resolution").getValueOr(""), "macro");
-        EXPECT_NE(o->getString("message").getValueOr("").find("changed by this patch"),
+    const ksweep::Json parsed = ksweep::test::parse_json(r.output);
+    ASSERT_TRUE(parsed.is_object()) << r.output;
+    const ksweep::Json& warnings = parsed.at("inputs").front().at("warnings");
+    ASSERT_EQ(warnings.size(), 4u) << r.output;
+    for (const auto& o : warnings) {
+        EXPECT_EQ(ksweep::test::json_string(o, "resolution"), "macro");
+        EXPECT_NE(ksweep::test::json_string(o, "message").find("changed by this patch"),
                   std::string::npos);
         // Today's tree has tpm.h's tpm_msleep(): the gate advises what the subsystem writes.
-        EXPECT_TRUE(o->getObject("fix")->getString("how").getValueOr("").startswith(
-            "the tree's own tpm_msleep() (drivers/char/tpm/tpm.h:"))
+        EXPECT_TRUE(ksweep::test::json_string(o.at("fix"), "how")
+                        .starts_with("the tree's own tpm_msleep() (drivers/char/tpm/tpm.h:"))
             << r.output;
     }
 }
@@ -159,15 +157,15 @@ TEST_F(CheckOnLinux61, ASeriesWrittenByKsweepSeries) {
 
     auto r = check("--format json " + quote(series));
     EXPECT_TRUE(r.status == 0 || r.status == 1) << r.status << r.output;
-    auto parsed = llvm::json::parse(r.output);
-    ASSERT_TRUE(bool(parsed)) << llvm::toString(parsed.takeError()) << r.output;
-    const auto* inputs = parsed->getAsObject()->getArray("inputs");
-    ASSERT_NE(inputs, nullptr);
-    ASSERT_EQ(inputs->size(), files);
-    for (const auto& input : *inputs) {
-        auto name = input.getAsObject()->getString("input").getValueOr("").str();
+    const ksweep::Json parsed = ksweep::test::parse_json(r.output);
+    ASSERT_TRUE(parsed.is_object()) << r.output;
+    ASSERT_TRUE(parsed.contains("inputs")) << r.output;
+    const ksweep::Json& inputs = parsed.at("inputs");
+    ASSERT_EQ(inputs.size(), files);
+    for (const auto& input : inputs) {
+        auto name = ksweep::test::json_string(input, "input");
         int64_t expected = name.ends_with("0000-cover-letter.patch") ? 0 : 1;
-        EXPECT_EQ(input.getAsObject()->getInteger("patches").getValueOr(-1), expected) << name;
+        EXPECT_EQ(ksweep::test::json_integer(input, "patches"), expected) << name;
     }
     // The series removes small sleeps; it adds none.
     EXPECT_EQ(r.status, 0) << r.output;

@@ -5,11 +5,12 @@
 // 2 cores); the rest reuse it.
 #include "../series/test_repo.h"
 #include "check_tree_6_1.h"
+#include "json_fields.h"
 #include "require_env.h"
 
 #include <filesystem>
 #include <gtest/gtest.h>
-#include <llvm/Support/JSON.h>
+#include <regex>
 
 namespace fs = std::filesystem;
 using ksweep::test::quote;
@@ -37,37 +38,35 @@ class Tree612 : public ::testing::Test {
 TEST_F(Tree612, ScanWithNoOptionsResolvesEveryTpmTimeoutSiteThroughThePreparedBuild) {
     auto scan = ksweep("scan --format json " + quote(tree_) + " drivers/char/tpm");
     ASSERT_EQ(scan.status, 0) << scan.output;
-    auto json = llvm::json::parse(scan.output);
-    ASSERT_TRUE(bool(json)) << scan.output;
-    const auto* root = json->getAsObject();
-    EXPECT_EQ(root->getString("kernel_version").getValueOr(""), "6.12.117");
-    std::string build_dir = root->getString("build_dir").getValueOr("").str();
+    const ksweep::Json root = ksweep::test::parse_json(scan.output);
+    ASSERT_TRUE(root.is_object()) << scan.output;
+    using ksweep::test::json_string;
+    EXPECT_EQ(json_string(root, "kernel_version"), "6.12.117");
+    std::string build_dir = json_string(root, "build_dir");
     EXPECT_NE(build_dir.find("/builds/"), std::string::npos)
         << "a 6.12 tree with 6.1 headers must get its own build dir: " << build_dir;
-    std::string build = root->getString("build").getValueOr("").str();
+    std::string build = json_string(root, "build");
     EXPECT_NE(build.find("made by ksweep"), std::string::npos) << build;
     EXPECT_NE(build.find("Linux 6.12.117"), std::string::npos) << build;
     EXPECT_NE(build.find("HZ="), std::string::npos) << build;
 
     int sites = 0;
-    for (const auto& f : *root->getArray("findings")) {
-        const auto* o = f.getAsObject();
-        if (o->getString("constant").getValueOr("") != "TPM_TIMEOUT" ||
-            o->getString("callee").getValueOr("") != "msleep")
+    for (const auto& o : root.at("findings")) {
+        if (json_string(o, "constant") != "TPM_TIMEOUT" || json_string(o, "callee") != "msleep")
             continue;
-        std::string file = o->getString("file").getValueOr("").str();
+        std::string file = json_string(o, "file");
         if (file.find("st33zp24.c") == std::string::npos &&
             file.find("tpm_nsc.c") == std::string::npos)
             continue;
         ++sites;
-        EXPECT_EQ(o->getInteger("value_ms").getValueOr(-1), 5) << file;
-        EXPECT_EQ(o->getString("resolution").getValueOr(""), "enum") << file;
-        EXPECT_EQ(o->getString("engine").getValueOr(""), "semantic") << file;
-        EXPECT_EQ(o->getString("defined_at").getValueOr(""), "drivers/char/tpm/tpm.h:40") << file;
-        EXPECT_TRUE(o->getBoolean("actionable").getValueOr(false)) << file;
+        EXPECT_EQ(ksweep::test::json_integer(o, "value_ms"), 5) << file;
+        EXPECT_EQ(json_string(o, "resolution"), "enum") << file;
+        EXPECT_EQ(json_string(o, "engine"), "semantic") << file;
+        EXPECT_EQ(json_string(o, "defined_at"), "drivers/char/tpm/tpm.h:40") << file;
+        EXPECT_TRUE(ksweep::test::json_bool(o, "actionable")) << file;
     }
     EXPECT_EQ(sites, 5) << "st33zp24.c x3 and tpm_nsc.c x2";
-    EXPECT_EQ(root->getObject("summary")->getInteger("files_fallback").getValueOr(-1), 0)
+    EXPECT_EQ(ksweep::test::json_integer(root.at("summary"), "files_fallback"), 0)
         << scan.output.substr(0, 4000);
 }
 
@@ -130,22 +129,74 @@ TEST_F(Tree612, SeriesPassesL1ToL3InTheTreesOwnBuildDir) {
                      quote(out) + " " + quote(tree_),
                  true);
     EXPECT_EQ(v.status, 0) << v.output;
-    auto json = llvm::json::parse(ksweep::test::read_file(out + "/report.json"));
-    ASSERT_TRUE(bool(json));
-    const auto* root = json->getAsObject();
-    EXPECT_NE(root->getString("headers_dir").getValueOr("").find("/builds/"), std::string::npos);
-    EXPECT_NE(root->getString("build_dir_note").getValueOr("").find("Linux 6.12.117"),
-              std::string::npos);
-    const auto* patches = root->getArray("patches");
-    ASSERT_GE(patches->size(), 3u) << "st33zp24, tpm_nsc, tpm_tis_i2c_cr50";
-    for (const auto& p : *patches) {
-        const auto* l3 = p.getAsObject()->getObject("levels")->getObject("L3");
-        EXPECT_EQ(l3->getString("status").getValueOr(""), "passed")
-            << l3->getString("message").getValueOr("").str();
-        EXPECT_NE(l3->getString("message").getValueOr("").find("unresolved symbols not checked"),
+    const ksweep::Json root =
+        ksweep::test::parse_json(ksweep::test::read_file(out + "/report.json"));
+    ASSERT_TRUE(root.is_object());
+    using ksweep::test::json_string;
+    EXPECT_NE(json_string(root, "headers_dir").find("/builds/"), std::string::npos);
+    EXPECT_NE(json_string(root, "build_dir_note").find("Linux 6.12.117"), std::string::npos);
+    const ksweep::Json& patches = root.at("patches");
+    ASSERT_GE(patches.size(), 3u) << "st33zp24, tpm_nsc, tpm_tis_i2c_cr50";
+    for (const auto& p : patches) {
+        const ksweep::Json& l3 = p.at("levels").at("L3");
+        EXPECT_EQ(json_string(l3, "status"), "passed") << json_string(l3, "message");
+        EXPECT_NE(json_string(l3, "message").find("unresolved symbols not checked"),
                   std::string::npos)
             << "a prepared build has no Module.symvers: the level must say what it did not check";
     }
+}
+
+} // namespace
+
+namespace {
+
+// A sparse checkout of the tree (drivers/char/tpm only, as the replay tests make): no kbuild
+// and no headers of its own. The build dir ksweep made from the full tree of the same version
+// serves it, so `series` resolves the TPM_TIMEOUT sites there too (they used to be skipped as
+// "argument is not a constant") and says where the headers came from.
+TEST_F(Tree612, SeriesOnASparseCheckoutParsesWithTheFullTreesBuildDir) {
+    ksweep::test::TempDir dir;
+    // Any series of the tree names the scratch repository that holds it as a commit, and
+    // prepares (or finds) the full tree's build dir.
+    auto made = run(std::string(KSWEEP_BINARY) + " series --signoff 'T <t@example.org>' -o " +
+                        quote(dir.path() + "/full") + " " + quote(tree_) + " drivers/char/tpm",
+                    true);
+    ASSERT_EQ(made.status, 0) << made.output;
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(made.output, m, std::regex("scratch repository\n(\\S+)")))
+        << made.output;
+    std::string scratch = m[1];
+    std::string base = ksweep::test::trim_newline(
+        run("git --git-dir=" + quote(scratch) +
+                " for-each-ref --format='%(objectname)' refs/ksweep/base/",
+            false)
+            .output);
+    ASSERT_EQ(base.size(), 40u) << base;
+    std::string clone = dir.path() + "/linux";
+    ASSERT_EQ(
+        run("git clone -q --shared --no-checkout " + quote(scratch) + " " + quote(clone)).status,
+        0);
+    ksweep::test::run_git(clone, "sparse-checkout set --cone drivers/char/tpm");
+    ksweep::test::run_git(clone, "checkout -q -b sparse " + base);
+    ASSERT_FALSE(fs::exists(clone + "/include"));
+
+    auto series = run(std::string(KSWEEP_BINARY) + " series --signoff 'T <t@example.org>' -o " +
+                          quote(dir.path() + "/sparse") + " " + quote(clone) + " drivers/char/tpm",
+                      true);
+    ASSERT_EQ(series.status, 0) << series.output;
+    EXPECT_NE(series.output.find("made by ksweep from a full tree of the same version"),
+              std::string::npos)
+        << series.output;
+    EXPECT_NE(series.output.find("headers from " + fs::canonical(tree_).string()),
+              std::string::npos)
+        << series.output;
+    std::string out = ksweep::test::only_series_dir(dir.path() + "/sparse");
+    ASSERT_FALSE(out.empty()) << series.output;
+    EXPECT_TRUE(fs::exists(out + "/0001-tpm-st33zp24-Use-usleep_range-for-short-sleeps.patch"))
+        << series.output;
+    EXPECT_TRUE(fs::exists(out + "/0002-tpm-tpm_nsc-Use-usleep_range-for-short-sleeps.patch"))
+        << series.output;
+    EXPECT_EQ(series.output.find("argument is not a constant"), std::string::npos) << series.output;
 }
 
 } // namespace

@@ -221,6 +221,11 @@ TEST(PreparedBuildTest, ATreeWithoutKbuildIsParsedWithoutOneAndSaysSo) {
     BuildDir none = resolve_build_dir(t.request());
     EXPECT_TRUE(none.dir.empty());
     EXPECT_NE(none.missing.find("no kbuild"), std::string::npos) << none.missing;
+    // A stand-in tree (its own headers, no kbuild, as our fixtures): no talk of sparse checkouts.
+    write(t.tree / "include/linux/delay.h", "\n");
+    EXPECT_EQ(resolve_build_dir(t.request()).missing,
+              "no prepared build dir of Linux 6.12.7, and the tree has no kbuild "
+              "(scripts/kconfig) to make one: parsed without kbuild (give --build-dir DIR)");
     EXPECT_FALSE(fs::exists(t.cache / "builds"));
 }
 
@@ -231,4 +236,57 @@ TEST(PreparedBuildTest, NotAKernelTreeHasNoBuildDirAndSaysSo) {
     BuildDir none = resolve_build_dir(r);
     EXPECT_TRUE(none.dir.empty());
     EXPECT_NE(none.missing.find("not a kernel tree"), std::string::npos);
+}
+
+// A sparse checkout of a tree (no kbuild, no include/): the build dir ksweep made from a full
+// tree of the same version serves it, with a view that shows that tree's headers and the build
+// dir's generated ones together (an O= build dir holds only the generated ones).
+TEST(PreparedBuildTest, ASparseCheckoutParsesWithTheBuildDirOfAFullTreeOfItsVersion) {
+    Trees t;
+    write(t.tree / "include/linux/delay.h", "void msleep(unsigned int msecs);\n");
+    write(t.tree / "arch/x86/include/asm/delay.h", "\n");
+    BuildDir full = resolve_build_dir(t.request());
+    ASSERT_TRUE(full.made_now);
+    EXPECT_TRUE(full.parse_view.empty()); // the full tree needs none
+    EXPECT_EQ(full.parse_dir(), full.dir);
+    write(fs::path(full.dir) / "arch/x86/include/generated/asm/cpufeaturemasks.h", "\n");
+
+    const fs::path sparse = t.scratch.path() / "sparse";
+    write(sparse / "Makefile", makefile_version(6, 12, 7));
+    write(sparse / "drivers/char/tpm/tpm.h", "enum { TPM_TIMEOUT = 5 };\n");
+    BuildDirRequest r = t.request();
+    r.tree = sparse.string();
+    BuildDir build = resolve_build_dir(r);
+    EXPECT_EQ(build.dir, full.dir);
+    EXPECT_FALSE(build.made_now);
+    EXPECT_EQ(build.sources, fs::canonical(t.tree).string());
+    EXPECT_NE(build.origin.find("full tree of the same version"), std::string::npos)
+        << build.origin;
+    EXPECT_NE(build.origin.find("sparse checkout"), std::string::npos) << build.origin;
+    EXPECT_EQ(build.hz, 300);
+    EXPECT_NE(build.config_source.find("allmodconfig"), std::string::npos) << build.config_source;
+    ASSERT_FALSE(build.parse_view.empty());
+    EXPECT_EQ(build.parse_dir(), build.parse_view);
+    const fs::path view = build.parse_view;
+    EXPECT_TRUE(fs::exists(view / "include/linux/delay.h"));
+    EXPECT_TRUE(fs::exists(view / "include/generated/autoconf.h"));
+    EXPECT_TRUE(fs::exists(view / "arch/x86/include/asm/delay.h"));
+    EXPECT_TRUE(fs::exists(view / "arch/x86/include/generated/asm/cpufeaturemasks.h"));
+    EXPECT_TRUE(fs::exists(view / ".config"));
+    EXPECT_FALSE(fs::exists(sparse / "include")); // nothing written into the checkout
+
+    // Given as --build-dir, the same build dir gets the same view.
+    r.build_dir = full.dir;
+    BuildDir given = resolve_build_dir(r);
+    EXPECT_EQ(given.parse_view, build.parse_view);
+
+    // Another version's build dir does not serve it: parsed without one, and said what to do.
+    write(sparse / "Makefile", makefile_version(6, 12, 8));
+    r.build_dir.clear();
+    BuildDir none = resolve_build_dir(r);
+    EXPECT_TRUE(none.dir.empty());
+    EXPECT_NE(none.missing.find("Run ksweep once on a full tree of Linux 6.12.8"),
+              std::string::npos)
+        << none.missing;
+    EXPECT_NE(none.missing.find("--build-dir DIR"), std::string::npos) << none.missing;
 }

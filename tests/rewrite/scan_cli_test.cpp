@@ -1,17 +1,20 @@
 // `ksweep scan` as users run it: the JSON contract (docs/scan-json.md), the text summary and
 // the exit codes.
+#include "json_fields.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <gtest/gtest.h>
-#include <llvm/Support/JSON.h>
 #include <sstream>
 #include <string>
 #include <sys/wait.h>
 #include <unistd.h>
 
 namespace {
+
+using ksweep::Json;
 
 struct CliRun {
     int status = -1;
@@ -41,13 +44,11 @@ CliRun ksweep(const std::string& args) {
 }
 
 // Field accessors that turn "absent" into a value a test can compare.
-std::string str(const llvm::json::Object& o, const char* key) {
-    auto v = o.getString(key);
-    return v ? v->str() : "<absent>";
+std::string str(const Json& o, const char* key) {
+    return ksweep::test::json_string(o, key, "<absent>");
 }
-long long integer(const llvm::json::Object& o, const char* key) {
-    auto v = o.getInteger(key);
-    return v ? *v : -999;
+long long integer(const Json& o, const char* key) {
+    return ksweep::test::json_integer(o, key, -999);
 }
 
 const std::string kTree = std::string(KSWEEP_FIXTURES) + "/scan";
@@ -55,24 +56,24 @@ const std::string kTree = std::string(KSWEEP_FIXTURES) + "/scan";
 TEST(ScanCli, JsonCarriesTheDocumentedFields) {
     CliRun r = ksweep("--format json " + kTree + " drivers/fixture/headers.c");
     ASSERT_EQ(r.status, 0) << r.err;
-    auto parsed = llvm::json::parse(r.out);
-    ASSERT_TRUE(bool(parsed)) << llvm::toString(parsed.takeError());
-    auto* root = parsed->getAsObject();
-    ASSERT_TRUE(root);
+    const Json parsed = ksweep::test::parse_json(r.out);
+    ASSERT_FALSE(parsed.is_discarded()) << r.out;
+    const Json* root = &parsed;
+    ASSERT_TRUE(root->is_object());
     EXPECT_EQ(str(*root, "tree"), kTree);
     EXPECT_EQ(integer(*root, "hz"), 250);
     EXPECT_EQ(str(*root, "kernel_version"), "6.1.0");
-    auto* findings = root->getArray("findings");
-    ASSERT_TRUE(findings);
+    const Json* findings = root->contains("findings") ? &root->at("findings") : nullptr;
+    ASSERT_TRUE(findings && findings->is_array());
     ASSERT_EQ(findings->size(), 7u);
     for (const auto& v : *findings) {
-        auto* f = v.getAsObject();
+        const Json* f = &v;
         for (const char* key :
              {"file", "line", "column", "function", "call", "value_ms", "resolution", "defined_at",
               "engine", "predicted_sleep_ms", "actionable", "inactive", "note", "constant"})
-            EXPECT_TRUE(f->get(key)) << "missing " << key;
+            EXPECT_TRUE(f->contains(key)) << "missing " << key;
     }
-    auto* enumerator = (*findings)[2].getAsObject();
+    const Json* enumerator = &(*findings)[2];
     EXPECT_EQ(str(*enumerator, "file"), "drivers/fixture/headers.c");
     EXPECT_EQ(integer(*enumerator, "line"), 14);
     EXPECT_EQ(str(*enumerator, "call"), "msleep(FIX_TIMEOUT)");
@@ -80,12 +81,12 @@ TEST(ScanCli, JsonCarriesTheDocumentedFields) {
     EXPECT_EQ(str(*enumerator, "resolution"), "enum");
     EXPECT_EQ(str(*enumerator, "defined_at"), "include/linux/fixture_timeouts.h:10");
     EXPECT_EQ(str(*enumerator, "engine"), "semantic");
-    EXPECT_TRUE(enumerator->getBoolean("actionable").getValueOr(false));
-    EXPECT_GT(*enumerator->getNumber("predicted_sleep_ms"), 5.0);
-    auto* parameter = (*findings)[5].getAsObject();
+    EXPECT_EQ(enumerator->value("actionable", false), true);
+    EXPECT_GT(enumerator->at("predicted_sleep_ms").get<double>(), 5.0);
+    const Json* parameter = &(*findings)[5];
     EXPECT_EQ(str(*parameter, "resolution"), "unresolved");
-    EXPECT_TRUE(parameter->get("value_ms")->getAsNull());
-    EXPECT_TRUE(parameter->get("predicted_sleep_ms")->getAsNull());
+    EXPECT_TRUE(parameter->at("value_ms").is_null());
+    EXPECT_TRUE(parameter->at("predicted_sleep_ms").is_null());
 }
 
 TEST(ScanCli, TextIsATableWithASummary) {

@@ -308,3 +308,60 @@ TEST_F(SweepTest, AnotherRulesSweepIsNotContinued) {
 }
 
 } // namespace
+
+namespace {
+
+// index.json as render_index_json writes it reads back as it was; a field of the wrong type is
+// named by its place in the file.
+TEST(SweepIndexJson, ReadsBackWhatItWroteAndNamesAWrongField) {
+    SweepIndex index;
+    index.rule = "msleep_small";
+    index.tree = "/t";
+    index.base = "0123";
+    IndexSeries s;
+    s.name = "iio";
+    s.change_id = "20261202-iio-0123456789ab";
+    s.version = 2;
+    s.tree = "git://x/iio.git";
+    s.to = {"a@example.org"};
+    s.patches.push_back({"module drivers/iio/adc/foo",
+                         "iio: adc: foo: use usleep_range()",
+                         {"drivers/iio/adc/foo.c"},
+                         3,
+                         "history: 30 commits",
+                         "ab",
+                         {},
+                         {"c@x"}});
+    index.series.push_back(s);
+    index.finished.push_back({"input", "20261201-input-0", "git://y", "applied"});
+    index.left_alone.push_back({"drivers/x/y.c:42", "argument is not a constant"});
+    TempDir dir;
+    const std::string path = dir.path() + "/index.json";
+    write_file(path, render_index_json(index));
+    SweepIndex back = load_index(path);
+    EXPECT_EQ(render_index_json(back), render_index_json(index));
+    ASSERT_EQ(back.series.size(), 1u);
+    EXPECT_EQ(back.series[0].version, 2);
+    EXPECT_EQ(back.series[0].patches[0].sites, 3u);
+    EXPECT_EQ(back.series[0].patches[0].cc, (std::vector<std::string>{"c@x"}));
+
+    std::string text = render_index_json(index);
+    text.replace(text.find("\"version\": 2"), 12, "\"version\": \"2\"");
+    write_file(path, text);
+    try {
+        load_index(path);
+        ADD_FAILURE() << "a string version was read";
+    } catch (const std::runtime_error& e) {
+        EXPECT_EQ(std::string(e.what()), path + ": series[0]: 'version' must be an integer");
+    }
+    write_file(path, "{\"format\": \"ksweep-sweep-index\", \"series\": [{\"name\": \"a\"}]}");
+    try {
+        load_index(path);
+        ADD_FAILURE() << "a series without change_id was read";
+    } catch (const std::runtime_error& e) {
+        EXPECT_EQ(std::string(e.what()),
+                  path + ": series[0]: a series needs 'name' and 'change_id'");
+    }
+}
+
+} // namespace
