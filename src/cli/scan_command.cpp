@@ -109,8 +109,14 @@ void print_json(const std::string& tree, const std::vector<Rule>& rules, const S
         rule_list.push_back(rule_json(rule));
     Summary s(r);
     // Keys sorted (Json is a sorted map), as this output has always had them.
+    // `rule` and `threshold_ms` stay as docs/scan-json.md promised them for one rule.
+    std::string names;
+    for (const Rule& rule : rules)
+        names += (names.empty() ? "" : ",") + rule.name;
     Json root{
         {"tree", tree},
+        {"rule", names},
+        {"threshold_ms", rules.front().threshold_ms},
         {"rules", std::move(rule_list)},
         {"hz", r.hz},
         {"hz_source", build.hz.source},

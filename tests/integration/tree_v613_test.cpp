@@ -59,4 +59,30 @@ TEST(TreeV613Shaped, SeriesSpeaksItsWords) {
     EXPECT_GE(mails, 1) << made.output;
 }
 
+// `fix` with the default `target: auto` on the same tree: fsleep(), as its documentation asks,
+// and the stderr line says which line of delay.h decided; drivers/char/tpm keeps tpm_msleep().
+TEST(TreeV613Shaped, FixTargetAutoWritesFsleep) {
+    const std::string tree_ = ksweep::test::tree_6_12();
+    if (tree_.empty() || !fs::exists(tree_ + "/include/linux/delay.h"))
+        KSWEEP_SKIP_OR_FAIL("no 6.12 tree to derive the v6.13-shaped one from: run "
+                            "scripts/setup.sh");
+    auto made_tree = run(std::string(KSWEEP_SOURCE_DIR) + "/tests/trees/make_v613_tree.sh " +
+                             quote(tree_) + " 2>/dev/null",
+                         false);
+    ASSERT_EQ(made_tree.status, 0) << made_tree.output;
+    const std::string v613 = made_tree.output.substr(0, made_tree.output.find('\n'));
+    auto fixed = run(std::string(KSWEEP_BINARY) + " fix --rule msleep_small " + quote(v613) +
+                         " drivers/input/touchscreen/ads7846.c drivers/char/tpm/tpm_nsc.c",
+                     true);
+    ASSERT_EQ(fixed.status, 0) << fixed.output;
+    EXPECT_NE(fixed.output.find("ksweep fix: target auto: fsleep (fsleep() keeps 25 % slack "
+                                "(include/linux/delay.h:"),
+              std::string::npos)
+        << fixed.output;
+    EXPECT_NE(fixed.output.find("+\tfsleep(TS_POLL_DELAY);"), std::string::npos) << fixed.output;
+    EXPECT_EQ(fixed.output.find("usleep_range(TS_POLL_DELAY"), std::string::npos);
+    EXPECT_NE(fixed.output.find("+\t\ttpm_msleep(TPM_TIMEOUT);"), std::string::npos)
+        << fixed.output;
+}
+
 } // namespace
