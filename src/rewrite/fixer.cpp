@@ -116,6 +116,8 @@ void fix_and_verify(const std::vector<Rule>& rules, const ScanOptions& options,
             merged.slack_us = fix.slack_us;
         }
         merged.slack_defined_here = merged.slack_defined_here || fix.slack_defined_here;
+        if (fix.helper)
+            merged.helper = fix.helper;
     }
     if (merged.fixed != merged.original)
         work.fix = std::move(merged);
@@ -155,8 +157,11 @@ FileFix fix_file_text(const Rule& rule, const std::string& path, const std::stri
     const FinalEdits final_edits = finalize_plan(rule, path, text, index, plan, accepted);
     fix.fixed = apply_edits(text, final_edits.edits);
     bool slack_used = false;
-    for (size_t i = 0; i < plan.groups.size(); ++i)
+    for (size_t i = 0; i < plan.groups.size(); ++i) {
         slack_used = slack_used || (accepted[i] && plan.groups[i].uses_slack);
+        if (accepted[i] && plan.groups[i].uses_helper)
+            fix.helper = helper;
+    }
     if (slack_used) {
         fix.slack_name = plan.slack_name;
         fix.slack_us = final_edits.slack_us;

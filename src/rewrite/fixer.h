@@ -9,6 +9,7 @@
 #include "rewrite/scanner.h"
 #include "rewrite/sleep_helpers.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,7 +31,8 @@ struct FileFix {
     std::string fixed;      // text after
     std::string slack_name; // the named slack constant the file uses ("" if none needed)
     long long slack_us = 0;
-    bool slack_defined_here = false; // the fixer added the #define
+    bool slack_defined_here = false;   // the fixer added the #define
+    std::optional<SleepHelper> helper; // the subsystem's own sleep the fix calls, if any
     std::vector<SiteOutcome> sites;
 };
 

@@ -395,6 +395,7 @@ EditGroup Planner::build(const Pending& p) const {
         g.edits.push_back(
             call_edit(g, f.call_begin, f.call_end, CallText{helper_->name, {{f.argument}}}));
         g.uses_slack = false;
+        g.uses_helper = true;
         g.how = "the tree's own " + helper_->name + "() (" + helper_->defined_at + ")";
         break;
     }

@@ -45,6 +45,7 @@ struct EditGroup {
     std::string how;
     long long shortest_us = 0; // its shortest sleep in µs, for a percent slack policy
     bool uses_slack = false;   // names the slack constant
+    bool uses_helper = false;  // calls the subsystem's own sleep helper
 };
 
 struct FilePlan {

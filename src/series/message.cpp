@@ -34,8 +34,11 @@ std::string callee_list(const Rule& rule) {
     return out;
 }
 
-std::string target_name(const Rule& rule, const std::string& path) {
-    return rule.target_for(path) == Target::Fsleep ? "fsleep" : "usleep_range";
+// What the fix calls: the subsystem's own helper where it used one, else the rule's target.
+std::string target_name(const Rule& rule, const FileFix& fix) {
+    if (fix.helper)
+        return fix.helper->name;
+    return rule.target_for(fix.file) == Target::Fsleep ? "fsleep" : "usleep_range";
 }
 
 std::string site_lines(const MessageContext& ctx) {
@@ -49,7 +52,7 @@ std::string site_lines(const MessageContext& ctx) {
             std::string where = several_files ? base_name(f->file) + ": " : "";
             if (!fd.function.empty())
                 where += fd.function + "(): ";
-            std::string value = fd.value ? std::to_string(*fd.value) + " ms" : "?";
+            std::string value = fd.value_text();
             std::string call;
             for (char c : fd.call) // a call spread over lines reads as one
                 if (!std::isspace(static_cast<unsigned char>(c)))
@@ -111,7 +114,11 @@ std::string slack_sentence(const MessageContext& ctx) {
         return "";
     const FileFix& f = *ctx.files.front();
     const Slack slack = ctx.rule->slack_for(f.file);
-    std::string target = target_name(*ctx.rule, f.file);
+    std::string target = target_name(*ctx.rule, f);
+    if (f.helper && f.slack_name.empty())
+        return target + "() (" + f.helper->defined_at +
+               ") is the subsystem's own usleep_range() of a number of milliseconds: the fix "
+               "calls it with the value as written instead of adding a slack constant.";
     if (target == "fsleep")
         return "fsleep() picks the sleep primitive and its slack itself." + tree_fsleep(ctx);
     std::string name = f.slack_name.empty() ? "" : " (" + f.slack_name + ")";
@@ -173,7 +180,8 @@ std::vector<std::pair<std::string, std::string>> message_values(const MessageCon
     std::string files;
     for (size_t i = 0; i < ctx.files.size(); ++i)
         files += (i ? ", " : "") + base_name(ctx.files[i]->file);
-    std::string first = ctx.files.empty() ? "" : ctx.files.front()->file;
+    FileFix none;
+    const FileFix& first = ctx.files.empty() ? none : *ctx.files.front();
     return {{"callee", callee_list(*ctx.rule)},
             {"target", target_name(*ctx.rule, first)},
             {"threshold_ms", std::to_string(ctx.rule->threshold_ms)},

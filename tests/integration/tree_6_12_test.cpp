@@ -192,9 +192,9 @@ TEST_F(Tree612, SeriesOnASparseCheckoutParsesWithTheFullTreesBuildDir) {
         << series.output;
     std::string out = ksweep::test::only_series_dir(dir.path() + "/sparse");
     ASSERT_FALSE(out.empty()) << series.output;
-    EXPECT_TRUE(fs::exists(out + "/0001-tpm-st33zp24-Use-usleep_range-for-short-sleeps.patch"))
+    EXPECT_TRUE(fs::exists(out + "/0001-tpm-st33zp24-Use-tpm_msleep-for-short-sleeps.patch"))
         << series.output;
-    EXPECT_TRUE(fs::exists(out + "/0002-tpm-tpm_nsc-Use-usleep_range-for-short-sleeps.patch"))
+    EXPECT_TRUE(fs::exists(out + "/0002-tpm-tpm_nsc-Use-tpm_msleep-for-short-sleeps.patch"))
         << series.output;
     EXPECT_EQ(series.output.find("argument is not a constant"), std::string::npos) << series.output;
 }
