@@ -173,9 +173,9 @@ bool Rule::is_rule_function(const std::string& callee) const {
     return std::find(functions.begin(), functions.end(), callee) != functions.end();
 }
 
-const CallForm* Rule::form_for(const std::string& callee, const std::string& via) const {
+const CallForm* Rule::form_for(const std::string& callee, const std::string& through) const {
     for (const CallForm& form : calls)
-        if (form.callee == callee && form.through == via)
+        if (form.callee == callee && form.through == through)
             return &form;
     return nullptr;
 }
