@@ -187,7 +187,9 @@ int demo_command(int argc, char** argv) {
         RuleOptions replay;
         replay.names = {"msleep_small"};
         replay.no_helpers = true;
-        Rule rule = replay.load("demo", tree).front();
+        std::vector<Rule> rules = replay.load();
+        RuleOptions::settle(rules, "demo", tree);
+        const Rule& rule = rules.front();
 
         log("scanning " + std::string(kDemoPath));
         ScanOptions scan_options;

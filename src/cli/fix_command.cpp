@@ -112,7 +112,7 @@ int fix_command(int argc, char** argv) {
     }
 
     try {
-        const std::vector<Rule> rules = rule_options.load("fix", positionals[0]);
+        std::vector<Rule> rules = rule_options.load();
         ScanOptions options;
         options.tree = positionals[0];
         options.paths =
@@ -132,6 +132,7 @@ int fix_command(int argc, char** argv) {
         }
 
         TreeBuild build = resolve_tree_build("fix", options.tree, tree_build, !lexical_only);
+        RuleOptions::settle(rules, "fix", build.sources_of(options.tree));
         options.build_dir = build.build.parse_dir();
         options.hz = build.hz.hz;
         Progress progress("scanning", Progress::mode_for_stderr());

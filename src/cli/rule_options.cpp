@@ -27,8 +27,7 @@ void RuleOptions::add_to(ArgParser& args, bool several) {
               "(tpm_msleep): for trees older than the helper, or a replay of such a time");
 }
 
-std::vector<Rule> RuleOptions::load(const std::string& command, const std::string& tree,
-                                    bool say_target) const {
+std::vector<Rule> RuleOptions::load() const {
     if (!threshold.empty() && threshold != "checkpatch" && threshold != "hz")
         throw std::runtime_error("--threshold must be checkpatch or hz, not '" + threshold + "'");
     std::vector<Rule> rules = load_rules(names);
@@ -39,9 +38,13 @@ std::vector<Rule> RuleOptions::load(const std::string& command, const std::strin
             for (RuleOverride& o : rule.overrides)
                 o.helpers.clear();
     }
-    if (const std::string said = settle_targets(rules, tree); !said.empty() && say_target)
-        std::fprintf(stderr, "ksweep %s: %s\n", command.c_str(), said.c_str());
     return rules;
+}
+
+void RuleOptions::settle(std::vector<Rule>& rules, const std::string& command,
+                         const std::string& sources, bool say) {
+    if (const std::string said = settle_targets(rules, sources); !said.empty() && say)
+        std::fprintf(stderr, "ksweep %s: %s\n", command.c_str(), said.c_str());
 }
 
 } // namespace ksweep::cli

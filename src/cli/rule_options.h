@@ -19,12 +19,16 @@ struct RuleOptions {
     // `several`: --rule may be given more than once (scan, fix, check); else one rule.
     void add_to(ArgParser& args, bool several = true);
 
-    // Loads the rules for the tree: --threshold overrides each rule's own, --no-helpers drops
-    // the rules' helpers, and `target: auto` becomes what the tree asks for (said in one stderr
-    // line prefixed with `command` when `say_target`). Throws RuleError for a bad file or a
-    // target the tree lacks, std::runtime_error for a bad threshold.
-    std::vector<Rule> load(const std::string& command, const std::string& tree,
-                           bool say_target = true) const;
+    // Loads the rules: --threshold overrides each rule's own, --no-helpers drops the rules'
+    // helpers. Throws RuleError for a bad file, std::runtime_error for a bad threshold.
+    std::vector<Rule> load() const;
+
+    // `target: auto` becomes what the tree asks for, read from `sources` (the tree, or for a
+    // sparse checkout the full tree its build dir was made from: BuildDir::sources), said in one
+    // stderr line prefixed with `command` when `say`. Throws RuleError for a target the tree
+    // lacks.
+    static void settle(std::vector<Rule>& rules, const std::string& command,
+                       const std::string& sources, bool say = true);
 };
 
 } // namespace ksweep::cli

@@ -256,12 +256,13 @@ int scan_command(int argc, char** argv) {
     }
 
     try {
-        const std::vector<Rule> rules = rule_options.load("scan", positionals[0], false);
+        std::vector<Rule> rules = rule_options.load();
         ScanOptions options;
         options.tree = positionals[0];
         options.paths =
             tree_relative_paths(options.tree, {positionals.begin() + 1, positionals.end()});
         TreeBuild build = resolve_tree_build("scan", options.tree, tree_build, !lexical_only);
+        RuleOptions::settle(rules, "scan", build.sources_of(options.tree), false);
         options.build_dir = build.build.parse_dir();
         options.jobs = jobs;
         options.hz = build.hz.hz;

@@ -153,11 +153,13 @@ int series_command(int argc, char** argv) {
             throw std::runtime_error("one --rule per series (a series is one logical change)");
         if (rule_options.names.empty())
             rule_options.names.push_back(default_rule_names().front());
-        Rule rule = rule_options.load("series", positionals[0]).front();
+        std::vector<Rule> rules = rule_options.load();
         ScanOptions scan;
         scan.tree = positionals[0];
         scan.paths = tree_relative_paths(scan.tree, {positionals.begin() + 1, positionals.end()});
         TreeBuild build = resolve_tree_build("series", scan.tree, tree_build);
+        RuleOptions::settle(rules, "series", build.sources_of(scan.tree));
+        const Rule& rule = rules.front();
         scan.build_dir = build.build.parse_dir();
         scan.hz = build.hz.hz;
         scan.jobs = jobs;

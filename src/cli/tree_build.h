@@ -23,6 +23,12 @@ struct TreeBuildOptions {
 struct TreeBuild {
     kbuild::BuildDir build;
     kbuild::HzChoice hz;
+
+    // Where the tree's own sources are read (its sleep API): the full tree its build dir was
+    // made from when `tree` is a sparse checkout of it, else `tree` itself.
+    std::string sources_of(const std::string& tree) const {
+        return build.sources.empty() ? tree : build.sources;
+    }
 };
 
 // Finds or prepares the tree's build dir (`semantic` false: find only; a lexical-only run
