@@ -7,7 +7,9 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <initializer_list>
 #include <sstream>
+#include <utility>
 #include <yaml-cpp/yaml.h>
 
 namespace ksweep {
@@ -26,15 +28,27 @@ T read_as(const std::string& path, const YAML::Node& node, const char* key, cons
     }
 }
 
+// One of a key's named values: "unit must be ms or us, not 's'" otherwise.
+template <typename T>
+T parse_choice(const std::string& path, const YAML::Node& node, const char* what,
+               std::initializer_list<std::pair<const char*, T>> choices) {
+    const auto s = node.as<std::string>();
+    std::string names;
+    size_t i = 0;
+    for (const auto& [name, value] : choices) {
+        if (s == name)
+            return value;
+        names += std::string(i == 0 ? "" : i + 1 == choices.size() ? " or " : ", ") + name;
+        ++i;
+    }
+    Yaml::fail(path, node.Mark(), std::string(what) + " must be " + names + ", not '" + s + "'");
+}
+
 Target parse_target(const std::string& path, const YAML::Node& node) {
-    auto s = node.as<std::string>();
-    if (s == "usleep_range")
-        return Target::UsleepRange;
-    if (s == "fsleep")
-        return Target::Fsleep;
-    if (s == "auto")
-        return Target::Auto;
-    Yaml::fail(path, node.Mark(), "target must be auto, usleep_range or fsleep, not '" + s + "'");
+    return parse_choice<Target>(path, node, "target",
+                                {{"auto", Target::Auto},
+                                 {"usleep_range", Target::UsleepRange},
+                                 {"fsleep", Target::Fsleep}});
 }
 
 Slack parse_slack(const std::string& path, const YAML::Node& node) {
@@ -79,32 +93,20 @@ std::vector<std::string> parse_strings(const std::string& path, const YAML::Node
 }
 
 Unit parse_unit(const std::string& path, const YAML::Node& node) {
-    auto s = node.as<std::string>();
-    if (s == "ms")
-        return Unit::Milliseconds;
-    if (s == "us")
-        return Unit::Microseconds;
-    Yaml::fail(path, node.Mark(), "unit must be ms or us, not '" + s + "'");
+    return parse_choice<Unit>(path, node, "unit",
+                              {{"ms", Unit::Milliseconds}, {"us", Unit::Microseconds}});
 }
 
 SleepModel parse_sleep_model(const std::string& path, const YAML::Node& node) {
-    auto s = node.as<std::string>();
-    if (s == "msleep")
-        return SleepModel::Msleep;
-    if (s == "jiffies")
-        return SleepModel::Jiffies;
-    Yaml::fail(path, node.Mark(), "sleep must be msleep or jiffies, not '" + s + "'");
+    return parse_choice<SleepModel>(
+        path, node, "sleep", {{"msleep", SleepModel::Msleep}, {"jiffies", SleepModel::Jiffies}});
 }
 
 FixPolicy parse_fix(const std::string& path, const YAML::Node& node) {
-    auto s = node.as<std::string>();
-    if (s == "always")
-        return FixPolicy::Always;
-    if (s == "unused_result")
-        return FixPolicy::UnusedResult;
-    if (s == "never")
-        return FixPolicy::Never;
-    Yaml::fail(path, node.Mark(), "fix must be always, unused_result or never, not '" + s + "'");
+    return parse_choice<FixPolicy>(path, node, "fix",
+                                   {{"always", FixPolicy::Always},
+                                    {"unused_result", FixPolicy::UnusedResult},
+                                    {"never", FixPolicy::Never}});
 }
 
 CallForm parse_call_form(const std::string& path, const YAML::Node& node) {
@@ -135,12 +137,9 @@ CallForm parse_call_form(const std::string& path, const YAML::Node& node) {
 }
 
 ThresholdPolicy parse_threshold(const std::string& path, const YAML::Node& node) {
-    auto s = node.as<std::string>();
-    if (s == "checkpatch")
-        return ThresholdPolicy::Checkpatch;
-    if (s == "hz")
-        return ThresholdPolicy::Hz;
-    Yaml::fail(path, node.Mark(), "threshold must be checkpatch or hz, not '" + s + "'");
+    return parse_choice<ThresholdPolicy>(
+        path, node, "threshold",
+        {{"checkpatch", ThresholdPolicy::Checkpatch}, {"hz", ThresholdPolicy::Hz}});
 }
 
 const RuleOverride* best_override(const std::vector<RuleOverride>& overrides,

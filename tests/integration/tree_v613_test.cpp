@@ -16,20 +16,28 @@ using ksweep::test::run;
 
 namespace {
 
+// The v6.13-shaped tree, made (or found in the cache) once per test.
+class TreeV613Shaped : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        const std::string tree_ = ksweep::test::tree_6_12();
+        if (tree_.empty() || !fs::exists(tree_ + "/include/linux/delay.h"))
+            KSWEEP_SKIP_OR_FAIL("no 6.12 tree to derive the v6.13-shaped one from: run "
+                                "scripts/setup.sh");
+        auto made_tree = run(std::string(KSWEEP_SOURCE_DIR) + "/tests/trees/make_v613_tree.sh " +
+                                 quote(tree_) + " 2>/dev/null",
+                             false);
+        ASSERT_EQ(made_tree.status, 0) << made_tree.output;
+        v613 = made_tree.output.substr(0, made_tree.output.find('\n'));
+    }
+    std::string v613;
+};
+
 // The v6.13-shaped tree (tests/trees/make_v613_tree.sh: 6.12 with v6.13's fsleep() and
 // timers document; its Makefile still says 6.12): the mails cite delay_sleep_functions.rst,
 // never timers-howto.rst, and the run says what it read from the tree. The first run prepares
 // that tree's own build dir (about a minute on 2 cores).
-TEST(TreeV613Shaped, SeriesSpeaksItsWords) {
-    const std::string tree_ = ksweep::test::tree_6_12();
-    if (tree_.empty() || !fs::exists(tree_ + "/include/linux/delay.h"))
-        KSWEEP_SKIP_OR_FAIL("no 6.12 tree to derive the v6.13-shaped one from: run "
-                            "scripts/setup.sh");
-    auto made_tree = run(std::string(KSWEEP_SOURCE_DIR) + "/tests/trees/make_v613_tree.sh " +
-                             quote(tree_) + " 2>/dev/null",
-                         false);
-    ASSERT_EQ(made_tree.status, 0) << made_tree.output;
-    std::string v613 = made_tree.output.substr(0, made_tree.output.find('\n'));
+TEST_F(TreeV613Shaped, SeriesSpeaksItsWords) {
     ksweep::test::TempDir dir;
     std::string series = dir.path() + "/tpm";
     auto made = run(std::string(KSWEEP_BINARY) +
@@ -61,16 +69,7 @@ TEST(TreeV613Shaped, SeriesSpeaksItsWords) {
 
 // `fix` with the default `target: auto` on the same tree: fsleep(), as its documentation asks,
 // and the stderr line says which line of delay.h decided; drivers/char/tpm keeps tpm_msleep().
-TEST(TreeV613Shaped, FixTargetAutoWritesFsleep) {
-    const std::string tree_ = ksweep::test::tree_6_12();
-    if (tree_.empty() || !fs::exists(tree_ + "/include/linux/delay.h"))
-        KSWEEP_SKIP_OR_FAIL("no 6.12 tree to derive the v6.13-shaped one from: run "
-                            "scripts/setup.sh");
-    auto made_tree = run(std::string(KSWEEP_SOURCE_DIR) + "/tests/trees/make_v613_tree.sh " +
-                             quote(tree_) + " 2>/dev/null",
-                         false);
-    ASSERT_EQ(made_tree.status, 0) << made_tree.output;
-    const std::string v613 = made_tree.output.substr(0, made_tree.output.find('\n'));
+TEST_F(TreeV613Shaped, FixTargetAutoWritesFsleep) {
     auto fixed = run(std::string(KSWEEP_BINARY) + " fix --rule msleep_small " + quote(v613) +
                          " drivers/input/touchscreen/ads7846.c drivers/char/tpm/tpm_nsc.c",
                      true);
