@@ -53,12 +53,4 @@ double predicted_sleep_ms(const CallForm& form, long long value, int hz, bool ex
     return jiffies_to_ms(form_sleep_jiffies(form, value, hz, extra_jiffy), hz);
 }
 
-long long msleep_jiffies(long long ms, int hz, KernelVersion kernel) {
-    return form_sleep_jiffies(CallForm{"msleep"}, ms, hz, msleep_extra_jiffy(kernel));
-}
-
-double predicted_msleep_ms(long long ms, int hz, KernelVersion kernel) {
-    return jiffies_to_ms(msleep_jiffies(ms, hz, kernel), hz);
-}
-
 } // namespace ksweep

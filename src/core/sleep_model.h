@@ -1,9 +1,10 @@
-// How long msleep(ms) really sleeps: the one place that knows the timer wheel.
+// How long a jiffy-based sleep really lasts: the one place that knows the timer wheel.
 //
 // msleep() sleeps msecs_to_jiffies(ms) jiffies, plus one historical extra jiffy before v6.12
-// (commit 4381b895f544), and the timer wheel queues the timer in the bucket after its expiry
-// (calc_index() in kernel/time/timer.c adds one unit of the level's granularity). The result
-// is the upper bound of the sleep when the call is made right at a tick.
+// (commit 4381b895f544); schedule_timeout() of a conversion sleeps the jiffies it returns. The
+// timer wheel then queues the timer in the bucket after its expiry (calc_index() in
+// kernel/time/timer.c adds one unit of the level's granularity). The result is the upper bound
+// of the sleep when the call is made right at a tick.
 #pragma once
 
 #include "core/rule.h"
@@ -14,12 +15,6 @@ struct KernelVersion {
     int major = 0, minor = 0, sublevel = 0;
     bool at_least(int maj, int min) const { return major > maj || (major == maj && minor >= min); }
 };
-
-// Jiffies from the call until the timer fires, at most.
-long long msleep_jiffies(long long ms, int hz, KernelVersion kernel);
-
-// The same, in milliseconds.
-double predicted_msleep_ms(long long ms, int hz, KernelVersion kernel);
 
 // How a call of a form sleeps, at most, for `value` in the form's unit: msleep's model (with the
 // extra jiffy when `extra_jiffy`), or schedule_timeout() of the jiffies its conversion call

@@ -2,13 +2,22 @@
 
 #include <gtest/gtest.h>
 
+using ksweep::CallForm;
 using ksweep::KernelVersion;
-using ksweep::msleep_jiffies;
-using ksweep::predicted_msleep_ms;
 
 namespace {
 const KernelVersion v6_1{6, 1, 192};
 const KernelVersion v6_12{6, 12, 0};
+
+// msleep()'s form: milliseconds, msleep's rounding, the extra jiffy before v6.12.
+long long msleep_jiffies(long long ms, int hz, KernelVersion kernel) {
+    return ksweep::form_sleep_jiffies(CallForm{"msleep"}, ms, hz,
+                                      ksweep::msleep_extra_jiffy(kernel));
+}
+double predicted_msleep_ms(long long ms, int hz, KernelVersion kernel) {
+    return ksweep::predicted_sleep_ms(CallForm{"msleep"}, ms, hz,
+                                      ksweep::msleep_extra_jiffy(kernel));
+}
 } // namespace
 
 // REFERENCE §1: at HZ=250 on 6.1, msleep(1) and msleep(2) take about 12 ms, msleep(10) 20 ms.

@@ -228,7 +228,8 @@ TEST(ScanFixtures, WholeTreeIsSortedAndPredictsSleeps) {
                            [](auto& f) { return f.call == "msleep(1)" && !f.inactive; });
     ASSERT_NE(it, r.findings.end());
     const Finding& one = *it;
-    EXPECT_DOUBLE_EQ(one.predicted_sleep_ms, predicted_msleep_ms(1, 250, r.kernel));
+    EXPECT_DOUBLE_EQ(one.predicted_sleep_ms,
+                     predicted_sleep_ms(CallForm{"msleep"}, 1, 250, msleep_extra_jiffy(r.kernel)));
     EXPECT_GT(one.predicted_sleep_ms, 10.0);
 }
 
