@@ -9,6 +9,7 @@
 #include "core/file_io.h"
 #include "rewrite/fixer.h"
 #include "rewrite/scanner.h"
+#include "test_files.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -33,11 +34,6 @@ std::string squeezed(const std::string& text) {
     return out;
 }
 
-void write(const fs::path& path, const std::string& text) {
-    fs::create_directories(path.parent_path());
-    std::ofstream(path, std::ios::binary) << text;
-}
-
 struct Case {
     std::string fixture;
     bool fsleep = false;
@@ -55,15 +51,15 @@ TEST_P(FixAgreement, TheWarningSuggestsWhatFixWrites) {
     if (c.fsleep)
         rule.target = Target::Fsleep;
     TempDir tree("ksweep-fix-agreement");
-    write(tree.path() / "Makefile", "VERSION = 6\nPATCHLEVEL = 1\nSUBLEVEL = 0\n"
-                                    "EXTRAVERSION = -fixture\n");
-    write(tree.path() / "include/linux/delay.h",
-          "#define USEC_PER_MSEC 1000L\nvoid msleep(unsigned int msecs);\n"
-          "void usleep_range(unsigned long min, unsigned long max);\n"
-          "void fsleep(unsigned long usecs);\n");
+    test::write_file(tree.path() / "Makefile", "VERSION = 6\nPATCHLEVEL = 1\nSUBLEVEL = 0\n"
+                                               "EXTRAVERSION = -fixture\n");
+    test::write_file(tree.path() / "include/linux/delay.h",
+                     "#define USEC_PER_MSEC 1000L\nvoid msleep(unsigned int msecs);\n"
+                     "void usleep_range(unsigned long min, unsigned long max);\n"
+                     "void fsleep(unsigned long usecs);\n");
     const std::string path = "drivers/misc/" + c.fixture;
     const std::string text = *read_file(kFixFixtures + "/" + c.fixture);
-    write(tree.path() / "drivers/misc/qux.h", *read_file(kFixFixtures + "/qux.h"));
+    test::write_file(tree.path() / "drivers/misc/qux.h", *read_file(kFixFixtures + "/qux.h"));
 
     // ksweep check on a patch that adds the file to the tree without it.
     PatchChecker checker(rule, CheckOptions{tree.path().string(), "", true, 250});
@@ -74,7 +70,7 @@ TEST_P(FixAgreement, TheWarningSuggestsWhatFixWrites) {
     ASSERT_FALSE(report.warnings.empty());
 
     // ksweep fix on the tree with it.
-    write(tree.path() / path, text);
+    test::write_file(tree.path() / path, text);
     ScanOptions options;
     options.tree = tree.path().string();
     options.paths = {path};

@@ -4,6 +4,7 @@
 #include "core/process.h"
 #include "guest/guest_initramfs.h"
 #include "require_env.h"
+#include "test_files.h"
 
 #include <filesystem>
 #include <fstream>
@@ -19,10 +20,7 @@ namespace {
 
 constexpr const char* kTempPrefix = "ksweep-initramfs-test";
 
-void write(const fs::path& path, const std::string& content) {
-    fs::create_directories(path.parent_path());
-    std::ofstream(path, std::ios::binary) << content;
-}
+using test::write_file;
 
 std::string read(const fs::path& path) {
     std::ifstream in(path, std::ios::binary);
@@ -43,7 +41,7 @@ TEST(CpioWriter, GnuCpioExtractsWhatItWrites) {
     cpio.add_symlink("bin/sh", "tool");
     cpio.add_file("odd-size", std::string(5, 'x')); // exercises the 4-byte padding
     cpio.add_file("empty", "");
-    write(dir.path() / "a.cpio", cpio.finish());
+    write_file(dir.path() / "a.cpio", cpio.finish());
 
     auto r = shell("mkdir out && cd out && cpio -idm --quiet < ../a.cpio", dir.path());
     ASSERT_EQ(r.status, 0) << r.output;
@@ -71,7 +69,7 @@ TEST(Gzip, RoundTripsThroughGzip) {
     std::string data;
     for (int i = 0; i < 10000; ++i)
         data += std::to_string(i) + "\n";
-    write(dir.path() / "d.gz", gzip_compress(data));
+    write_file(dir.path() / "d.gz", gzip_compress(data));
     auto r = shell("gzip -dc d.gz", dir.path());
     ASSERT_EQ(r.status, 0);
     EXPECT_EQ(r.output, data);
@@ -90,13 +88,13 @@ TEST(Initramfs, HoldsInitBusyboxProgramAndModulesInOrder) {
     if (!is_static_executable("/bin/busybox"))
         KSWEEP_SKIP_OR_FAIL("busybox-static not installed");
     TempDir dir{kTempPrefix};
-    write(dir.path() / "init.sh", "#!/bin/sh\n");
+    write_file(dir.path() / "init.sh", "#!/bin/sh\n");
     std::string elf = std::string("\x7f"
                                   "ELF",
                                   4) +
                       "module";
-    write(dir.path() / "mods/b.ko", elf);
-    write(dir.path() / "mods/a.ko", elf);
+    write_file(dir.path() / "mods/b.ko", elf);
+    write_file(dir.path() / "mods/a.ko", elf);
 
     InitramfsContents contents;
     contents.init_script = (dir.path() / "init.sh").string();

@@ -5,6 +5,7 @@
 // lock and failure paths are tested in milliseconds; tests/integration prepares a real tree.
 #include "core/file_io.h"
 #include "kbuild/prepared_build.h"
+#include "test_files.h"
 
 #include <filesystem>
 #include <fstream>
@@ -16,10 +17,7 @@ using namespace ksweep::kbuild;
 
 namespace {
 
-void write(const fs::path& path, const std::string& text) {
-    fs::create_directories(path.parent_path());
-    std::ofstream(path) << text;
-}
+using test::write_file;
 
 std::string makefile_version(int major, int minor, int sub) {
     return "VERSION = " + std::to_string(major) + "\nPATCHLEVEL = " + std::to_string(minor) +
@@ -47,8 +45,8 @@ struct Trees {
     fs::path cache = scratch.path() / "cache";
 
     Trees() {
-        write(tree / "Makefile", fake_kbuild(6, 12, 7));
-        write(tree / "scripts/kconfig/Makefile", "# kbuild's configuration targets\n");
+        write_file(tree / "Makefile", fake_kbuild(6, 12, 7));
+        write_file(tree / "scripts/kconfig/Makefile", "# kbuild's configuration targets\n");
     }
 
     BuildDirRequest request() const {
@@ -96,7 +94,7 @@ TEST(PreparedBuildTest, NeverWritesIntoTheTree) {
 TEST(PreparedBuildTest, AChangedKconfigMakesANewBuildDir) {
     Trees t;
     BuildDir first = resolve_build_dir(t.request());
-    write(t.tree / "Kconfig", "config NEW\n\tbool\n");
+    write_file(t.tree / "Kconfig", "config NEW\n\tbool\n");
     BuildDir second = resolve_build_dir(t.request());
     EXPECT_NE(second.dir, first.dir);
     EXPECT_TRUE(second.made_now);
@@ -105,7 +103,7 @@ TEST(PreparedBuildTest, AChangedKconfigMakesANewBuildDir) {
 TEST(PreparedBuildTest, ADriverSourceEditKeepsTheBuildDir) {
     Trees t;
     BuildDir first = resolve_build_dir(t.request());
-    write(t.tree / "drivers/foo/foo.c", "int x;\n"); // the patch under test, say
+    write_file(t.tree / "drivers/foo/foo.c", "int x;\n"); // the patch under test, say
     BuildDir second = resolve_build_dir(t.request());
     EXPECT_EQ(second.dir, first.dir);
     EXPECT_FALSE(second.made_now);
@@ -113,7 +111,7 @@ TEST(PreparedBuildTest, ADriverSourceEditKeepsTheBuildDir) {
 
 TEST(PreparedBuildTest, AFailedPrepareQuotesMakeAndLeavesNothingTrusted) {
     Trees t;
-    write(t.tree / "FAIL_PREPARE", "");
+    write_file(t.tree / "FAIL_PREPARE", "");
     try {
         resolve_build_dir(t.request());
         FAIL() << "a failing prepare must throw";
@@ -140,7 +138,7 @@ TEST(PreparedBuildTest, AnInterruptedPrepareIsMadeAgain) {
 
 TEST(PreparedBuildTest, AConfigFileIsItsOwnBuildDir) {
     Trees t;
-    write(t.scratch.path() / "my.config", "CONFIG_HZ_1000=y\nCONFIG_HZ=1000\n");
+    write_file(t.scratch.path() / "my.config", "CONFIG_HZ_1000=y\nCONFIG_HZ=1000\n");
     BuildDirRequest r = t.request();
     r.config_file = (t.scratch.path() / "my.config").string();
     BuildDir mine = resolve_build_dir(r);
@@ -153,7 +151,7 @@ TEST(PreparedBuildTest, AConfigFileIsItsOwnBuildDir) {
 TEST(PreparedBuildTest, ABuildDirOfAnotherVersionIsAnErrorThatSaysWhatToDo) {
     Trees t;
     fs::path other = t.scratch.path() / "headers-6.1";
-    write(other / "Makefile", makefile_version(6, 1, 192));
+    write_file(other / "Makefile", makefile_version(6, 1, 192));
     BuildDirRequest r = t.request();
     r.build_dir = other.string();
     try {
@@ -170,8 +168,8 @@ TEST(PreparedBuildTest, ABuildDirOfAnotherVersionIsAnErrorThatSaysWhatToDo) {
 TEST(PreparedBuildTest, ABuildDirOfTheSameVersionIsUsedAsGiven) {
     Trees t;
     fs::path mine = t.scratch.path() / "o";
-    write(mine / "Makefile", makefile_version(6, 12, 7));
-    write(mine / ".config", "CONFIG_HZ=100\n");
+    write_file(mine / "Makefile", makefile_version(6, 12, 7));
+    write_file(mine / ".config", "CONFIG_HZ=100\n");
     BuildDirRequest r = t.request();
     r.build_dir = mine.string();
     BuildDir build = resolve_build_dir(r);
@@ -183,7 +181,7 @@ TEST(PreparedBuildTest, ABuildDirOfTheSameVersionIsUsedAsGiven) {
 
 TEST(PreparedBuildTest, ATreeWithItsOwnConfigButNoPrepareIsRefusedWithTheWayOut) {
     Trees t;
-    write(t.tree / ".config", "CONFIG_HZ=250\n");
+    write_file(t.tree / ".config", "CONFIG_HZ=250\n");
     try {
         resolve_build_dir(t.request());
         FAIL() << "kbuild cannot build such a tree elsewhere";
@@ -194,8 +192,8 @@ TEST(PreparedBuildTest, ATreeWithItsOwnConfigButNoPrepareIsRefusedWithTheWayOut)
 
 TEST(PreparedBuildTest, ATreePreparedInPlaceIsItsOwnBuildDir) {
     Trees t;
-    write(t.tree / ".config", "CONFIG_HZ=250\n");
-    write(t.tree / "include/generated/autoconf.h", "");
+    write_file(t.tree / ".config", "CONFIG_HZ=250\n");
+    write_file(t.tree / "include/generated/autoconf.h", "");
     BuildDir build = resolve_build_dir(t.request());
     EXPECT_EQ(build.dir, fs::absolute(t.tree).lexically_normal().string());
     EXPECT_EQ(build.hz, 250);
@@ -222,7 +220,7 @@ TEST(PreparedBuildTest, ATreeWithoutKbuildIsParsedWithoutOneAndSaysSo) {
     EXPECT_TRUE(none.dir.empty());
     EXPECT_NE(none.missing.find("no kbuild"), std::string::npos) << none.missing;
     // A stand-in tree (its own headers, no kbuild, as our fixtures): no talk of sparse checkouts.
-    write(t.tree / "include/linux/delay.h", "\n");
+    write_file(t.tree / "include/linux/delay.h", "\n");
     EXPECT_EQ(resolve_build_dir(t.request()).missing,
               "no prepared build dir of Linux 6.12.7, and the tree has no kbuild "
               "(scripts/kconfig) to make one: parsed without kbuild (give --build-dir DIR)");
@@ -243,17 +241,17 @@ TEST(PreparedBuildTest, NotAKernelTreeHasNoBuildDirAndSaysSo) {
 // dir's generated ones together (an O= build dir holds only the generated ones).
 TEST(PreparedBuildTest, ASparseCheckoutParsesWithTheBuildDirOfAFullTreeOfItsVersion) {
     Trees t;
-    write(t.tree / "include/linux/delay.h", "void msleep(unsigned int msecs);\n");
-    write(t.tree / "arch/x86/include/asm/delay.h", "\n");
+    write_file(t.tree / "include/linux/delay.h", "void msleep(unsigned int msecs);\n");
+    write_file(t.tree / "arch/x86/include/asm/delay.h", "\n");
     BuildDir full = resolve_build_dir(t.request());
     ASSERT_TRUE(full.made_now);
     EXPECT_TRUE(full.parse_view.empty()); // the full tree needs none
     EXPECT_EQ(full.parse_dir(), full.dir);
-    write(fs::path(full.dir) / "arch/x86/include/generated/asm/cpufeaturemasks.h", "\n");
+    write_file(fs::path(full.dir) / "arch/x86/include/generated/asm/cpufeaturemasks.h", "\n");
 
     const fs::path sparse = t.scratch.path() / "sparse";
-    write(sparse / "Makefile", makefile_version(6, 12, 7));
-    write(sparse / "drivers/char/tpm/tpm.h", "enum { TPM_TIMEOUT = 5 };\n");
+    write_file(sparse / "Makefile", makefile_version(6, 12, 7));
+    write_file(sparse / "drivers/char/tpm/tpm.h", "enum { TPM_TIMEOUT = 5 };\n");
     BuildDirRequest r = t.request();
     r.tree = sparse.string();
     BuildDir build = resolve_build_dir(r);
@@ -281,7 +279,7 @@ TEST(PreparedBuildTest, ASparseCheckoutParsesWithTheBuildDirOfAFullTreeOfItsVers
     EXPECT_EQ(given.parse_view, build.parse_view);
 
     // Another version's build dir does not serve it: parsed without one, and said what to do.
-    write(sparse / "Makefile", makefile_version(6, 12, 8));
+    write_file(sparse / "Makefile", makefile_version(6, 12, 8));
     r.build_dir.clear();
     BuildDir none = resolve_build_dir(r);
     EXPECT_TRUE(none.dir.empty());

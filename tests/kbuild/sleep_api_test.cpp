@@ -3,6 +3,7 @@
 // fact the tree does not state.
 #include "core/file_io.h"
 #include "kbuild/sleep_api.h"
+#include "test_files.h"
 
 #include <filesystem>
 #include <fstream>
@@ -14,10 +15,7 @@ using namespace ksweep::kbuild;
 
 namespace {
 
-void write(const fs::path& path, const std::string& text) {
-    fs::create_directories(path.parent_path());
-    std::ofstream(path) << text;
-}
+using test::write_file;
 
 // Written for these tests: the shapes of the functions, not any tree's text.
 const char* kDoubleRangeDelay = "#ifndef X\n"
@@ -83,9 +81,9 @@ class KbuildSleepApiTest : public ::testing::Test {
 };
 
 TEST_F(KbuildSleepApiTest, OldFsleepExtraJiffyAndTimersHowto) {
-    write(root() / "include/linux/delay.h", kDoubleRangeDelay);
-    write(root() / "kernel/time/timer.c", kMsleepExtra);
-    write(root() / "Documentation/timers/timers-howto.rst", "Delays\n");
+    write_file(root() / "include/linux/delay.h", kDoubleRangeDelay);
+    write_file(root() / "kernel/time/timer.c", kMsleepExtra);
+    write_file(root() / "Documentation/timers/timers-howto.rst", "Delays\n");
     SleepApi api = read_sleep_api(root());
     EXPECT_EQ(api.fsleep, FsleepKind::DoubleRange);
     EXPECT_EQ(api.fsleep_source, "include/linux/delay.h:11");
@@ -99,12 +97,12 @@ TEST_F(KbuildSleepApiTest, OldFsleepExtraJiffyAndTimersHowto) {
 }
 
 TEST_F(KbuildSleepApiTest, V613FsleepNoExtraJiffyInSleepTimeoutAndTheNewDocument) {
-    write(root() / "include/linux/delay.h", kQuarterDelay);
+    write_file(root() / "include/linux/delay.h", kQuarterDelay);
     // v6.13 moved msleep() out of timer.c; a timer.c without it must not stop the search.
-    write(root() / "kernel/time/timer.c", "void other(void)\n{\n\tmsleep(1);\n}\n");
-    write(root() / "kernel/time/sleep_timeout.c", kMsleepPlain);
-    write(root() / "Documentation/timers/delay_sleep_functions.rst", "Delay and sleep\n");
-    write(root() / "Documentation/timers/timers-howto.rst", "Delays\n");
+    write_file(root() / "kernel/time/timer.c", "void other(void)\n{\n\tmsleep(1);\n}\n");
+    write_file(root() / "kernel/time/sleep_timeout.c", kMsleepPlain);
+    write_file(root() / "Documentation/timers/delay_sleep_functions.rst", "Delay and sleep\n");
+    write_file(root() / "Documentation/timers/timers-howto.rst", "Delays\n");
     SleepApi api = read_sleep_api(root());
     EXPECT_EQ(api.fsleep, FsleepKind::QuarterSlack) << api.fsleep_note;
     EXPECT_EQ(api.fsleep_source, "include/linux/delay.h:9");
@@ -119,9 +117,9 @@ TEST_F(KbuildSleepApiTest, V613FsleepNoExtraJiffyInSleepTimeoutAndTheNewDocument
 }
 
 TEST_F(KbuildSleepApiTest, NoFsleepIsAbsentAndNoDocumentIsSaid) {
-    write(root() / "include/linux/delay.h", "void msleep(unsigned int msecs);\n"
-                                            "/* fsleep: not yet */\n");
-    write(root() / "kernel/time/timer.c", kMsleepExtra);
+    write_file(root() / "include/linux/delay.h", "void msleep(unsigned int msecs);\n"
+                                                 "/* fsleep: not yet */\n");
+    write_file(root() / "kernel/time/timer.c", kMsleepExtra);
     SleepApi api = read_sleep_api(root());
     EXPECT_EQ(api.fsleep, FsleepKind::Absent);
     EXPECT_EQ(api.fsleep_source, "include/linux/delay.h");
@@ -132,9 +130,10 @@ TEST_F(KbuildSleepApiTest, NoFsleepIsAbsentAndNoDocumentIsSaid) {
 
 TEST_F(KbuildSleepApiTest, WhatTheTreeDoesNotSayIsUnknownWithAOneLineReason) {
     // An fsleep() whose slack is neither form, and a kernel/time without msleep().
-    write(root() / "include/linux/delay.h", "static inline void fsleep(unsigned long "
-                                            "usecs)\n{\n\tusleep_range(usecs, usecs + 7);\n}\n");
-    write(root() / "kernel/time/timer.c", "int x;\n");
+    write_file(root() / "include/linux/delay.h",
+               "static inline void fsleep(unsigned long "
+               "usecs)\n{\n\tusleep_range(usecs, usecs + 7);\n}\n");
+    write_file(root() / "kernel/time/timer.c", "int x;\n");
     SleepApi api = read_sleep_api(root());
     EXPECT_EQ(api.fsleep, FsleepKind::Unknown);
     EXPECT_EQ(api.fsleep_source, "");

@@ -5,10 +5,10 @@
 #include "core/sleep_model.h"
 #include "rewrite/fixer.h"
 #include "scan_test_support.h"
+#include "test_files.h"
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <gtest/gtest.h>
 #include <map>
 
@@ -158,7 +158,7 @@ TEST(ShortJiffySleeps, RulesFixInTurnOnOneFile) {
     TempDir tree("ksweep-two-rules");
     std::filesystem::copy(testing::scan_fixture_tree(), tree.path(),
                           std::filesystem::copy_options::recursive);
-    std::ofstream(tree.path() / "drivers/fixture/two.c") << text;
+    test::write_file(tree.path() / "drivers/fixture/two.c", text);
     options.tree = tree.path().string();
     options.paths = {"drivers/fixture/two.c"};
     const FixResult r = plan_fixes(rules, options, scan_tree(rules, options));

@@ -6,9 +6,9 @@
 #include "rewrite/sleep_helpers.h"
 #include "rewrite/tree_target.h"
 #include "scan_test_support.h"
+#include "test_files.h"
 
 #include <filesystem>
-#include <fstream>
 #include <gtest/gtest.h>
 #include <map>
 
@@ -53,8 +53,7 @@ class TinyTree {
         write("include/linux/delay.h", delay_h);
     }
     void write(const std::string& rel, const std::string& text) const {
-        fs::create_directories((dir_.path() / rel).parent_path());
-        std::ofstream(dir_.path() / rel) << text;
+        test::write_file(dir_.path() / rel, text);
     }
     std::string path() const { return dir_.path().string(); }
 

@@ -43,12 +43,6 @@ std::string quote(const std::string& s) {
     return out + "'";
 }
 
-void write_file(const std::string& path, const std::string& content) {
-    std::filesystem::create_directories(std::filesystem::path(path).parent_path());
-    std::ofstream out(path, std::ios::binary);
-    out << content;
-}
-
 std::string read_file(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     std::ostringstream ss;

@@ -2,6 +2,8 @@
 // with the real git command line.
 #pragma once
 
+#include "test_files.h"
+
 #include <string>
 
 namespace ksweep::test {
@@ -30,7 +32,6 @@ CommandResult run(const std::string& command, bool merge_stderr = true);
 // Single-quotes for the shell.
 std::string quote(const std::string& s);
 
-void write_file(const std::string& path, const std::string& content);
 std::string read_file(const std::string& path);
 
 // `git init` with a fixed identity and core.abbrev=12 (what ksweep's mails use).
