@@ -33,6 +33,11 @@ namespace {
 // gate says so instead (a tree-wide `ksweep scan` after the patch answers it).
 constexpr size_t kMaxDependents = 64;
 
+// A patch changing more C files than this (a tree-wide cleanup) is not parsed file by file (a
+// clang parse each, about a third of a second): the gate says so in a CHECK instead, so any
+// patch costs bounded time.
+constexpr size_t kMaxChangedFiles = 256;
+
 bool is_c_source(const std::string& path) {
     return path.ends_with(".c") || path.ends_with(".h");
 }
@@ -196,6 +201,19 @@ std::vector<Subject> PatchRun::subjects(InputReport& report) {
             continue;
         out.push_back(Subject{c.path, c.old_path, c.before, *c.after, &c,
                               c.before && !touches_headers_ && same_definitions_[c.path]});
+    }
+    if (out.size() > kMaxChangedFiles) {
+        Warning w;
+        w.level = "CHECK";
+        w.type = unresolved_type(rule_);
+        w.finding.file = out.front().path;
+        w.input_line = out.front().change->diff->header_line;
+        w.message = std::to_string(out.size()) + " C files changed by one patch: more than the " +
+                    std::to_string(kMaxChangedFiles) +
+                    " ksweep check parses in one patch; run ksweep scan on the tree with the "
+                    "patch applied";
+        report.unresolved.push_back(std::move(w));
+        return {};
     }
     if (changed_in_headers_.empty())
         return out;

@@ -2,6 +2,7 @@
 
 #include "check/mail_text.h"
 #include "check/mbox.h"
+#include "core/strings.h"
 #include "core/tree_path.h"
 
 #include <algorithm>
@@ -175,14 +176,6 @@ std::string checked(const std::string& path, unsigned line) {
     }
 }
 
-std::string_view trimmed(std::string_view s) {
-    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back())))
-        s.remove_suffix(1);
-    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front())))
-        s.remove_prefix(1);
-    return s;
-}
-
 // The diff of one message: its files and hunks, every path and mode checked.
 class PatchParser {
   public:
@@ -238,7 +231,7 @@ class PatchParser {
         const std::string& path = current().new_path.empty() ? current().old_path
                                                              : current().new_path;
         try {
-            check_file_mode(path, trimmed(mode));
+            check_file_mode(path, trim(mode));
         } catch (const TreePathError& e) {
             throw DiffError(error_at(at_.number(), e.what()));
         }
@@ -256,9 +249,9 @@ class PatchParser {
             check_mode(line.substr(9));
         } else if (line.starts_with("index ")) {
             // "index abc..def 100644": the mode of a file the patch leaves in place
-            std::string_view rest = trimmed(line.substr(6));
-            if (size_t space = rest.find(' '); space != std::string_view::npos)
-                check_mode(rest.substr(space + 1));
+            const std::vector<std::string> words = split_words(line.substr(6));
+            if (words.size() > 1)
+                check_mode(words[1]);
         } else if (line.starts_with("rename from ") || line.starts_with("copy from ")) {
             file.old_path = checked(unquote(line.substr(line.find(" from ") + 6)), at_.number());
             file.copy = line.starts_with("copy ");
@@ -342,47 +335,43 @@ class PatchParser {
     bool in_git_header_ = false; // between "diff --git" and its ---/+++ (or first hunk)
 };
 
-bool starts_with_ignoring_case(std::string_view s, std::string_view prefix) {
-    return s.size() >= prefix.size() &&
-           std::equal(prefix.begin(), prefix.end(), s.begin(), [](char a, char b) {
-               return std::tolower(static_cast<unsigned char>(a)) ==
-                      std::tolower(static_cast<unsigned char>(b));
-           });
+std::string lower(std::string_view s) {
+    std::string out(s);
+    std::transform(out.begin(), out.end(), out.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return out;
 }
 
 // "Re: ...", "RE: ...", "Aw: ..." (what German mailers write).
 bool is_reply_subject(std::string_view subject) {
-    subject = trimmed(subject);
-    return starts_with_ignoring_case(subject, "re:") || starts_with_ignoring_case(subject, "aw:");
+    const std::string start = lower(trim(subject).substr(0, 3));
+    return start == "re:" || start == "aw:";
 }
 
 // The subject's leading "[...]" tags, each without its brackets.
-std::vector<std::string_view> leading_tags(std::string_view subject) {
-    std::vector<std::string_view> tags;
-    for (subject = trimmed(subject); subject.starts_with('['); subject = trimmed(subject)) {
-        size_t close = subject.find(']');
-        if (close == std::string_view::npos)
+std::vector<std::string> leading_tags(std::string_view subject) {
+    std::vector<std::string> tags;
+    for (std::string rest = trim(subject); rest.starts_with('[');) {
+        const size_t close = rest.find(']');
+        if (close == std::string::npos)
             break;
-        tags.push_back(subject.substr(1, close - 1));
-        subject.remove_prefix(close + 1);
+        tags.push_back(rest.substr(1, close - 1));
+        rest = trim(std::string_view(rest).substr(close + 1));
     }
     return tags;
 }
 
 bool has_patch_tag(std::string_view subject) {
-    for (std::string_view tag : leading_tags(subject))
-        for (size_t i = 0; i + 5 <= tag.size(); ++i)
-            if (starts_with_ignoring_case(tag.substr(i), "patch"))
-                return true;
+    for (const std::string& tag : leading_tags(subject))
+        if (lower(tag).find("patch") != std::string::npos)
+            return true;
     return false;
 }
 
 std::optional<unsigned> whole_number(std::string_view s) {
-    unsigned value = 0;
-    auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
-    if (ec != std::errc() || end != s.data() + s.size())
-        return std::nullopt;
-    return value;
+    size_t pos = 0;
+    auto value = parse_number(s, pos);
+    return pos == s.size() ? value : std::nullopt;
 }
 
 std::string quoted_subject(const Patch& patch) {
@@ -392,13 +381,10 @@ std::string quoted_subject(const Patch& patch) {
 } // namespace
 
 std::optional<SeriesTag> series_tag(std::string_view subject) {
-    for (std::string_view tag : leading_tags(subject)) {
+    for (const std::string& tag : leading_tags(subject)) {
         SeriesTag found;
         bool numbered = false;
-        while (!tag.empty()) {
-            size_t space = std::min(tag.find(' '), tag.size());
-            std::string_view word = tag.substr(0, space);
-            tag.remove_prefix(std::min(space + 1, tag.size()));
+        for (std::string_view word : split_words(tag)) {
             if (size_t slash = word.find('/'); slash != std::string_view::npos) {
                 auto number = whole_number(word.substr(0, slash));
                 auto total = whole_number(word.substr(slash + 1));

@@ -59,7 +59,7 @@ TEST(MailinfoParity, EveryMailOfTheCorpusGivesGitsPatchByteForByte) {
         const std::vector<MboxMessage> messages = split_mbox(text);
         ASSERT_EQ(std::to_string(messages.size()) + "\n", r.output) << "the same messages";
         for (size_t k = 0; k < messages.size(); ++k) {
-            char name[8];
+            char name[24];
             std::snprintf(name, sizeof name, "%04zu", k + 1);
             const fs::path mail = split / name;
             r = git("mailinfo " + sh_quote(mail.string() + ".msg") + " " +
