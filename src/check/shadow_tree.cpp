@@ -60,23 +60,27 @@ void ShadowTree::link_entries(const fs::path& rel_dir) {
 }
 
 // One component at a time from the root down: as deep as the path, never further (the parent
-// of "/" is "/").
+// of "/" is "/"). The only links in the shadow are link_entries()' own, into the tree, and each
+// one on the way is replaced before the next component is looked at; the file's own target is
+// checked by the caller once all of them are real.
 void ShadowTree::materialize(const fs::path& rel_dir, const std::string& rel) {
     fs::path at;
     for (const fs::path& component : rel_dir) {
         at /= component;
+        const fs::path here = fs::path(root_) / at;
         std::error_code ec;
+        const fs::file_status status = fs::symlink_status(here, ec);
+        if (fs::is_directory(status))
+            continue; // made real by an earlier file
         if (fs::is_symlink(fs::symlink_status(tree_ / at, ec)))
             throw TreePathError("path " + printable_path(rel) + ": '" +
                                 printable_path(at.string()) +
                                 "' is a symbolic link in the tree, which could lead anywhere");
-        const fs::path here = fs::path(root_) / at;
-        check_under(root_, here, rel);
-        if (fs::is_symlink(here)) {
+        if (fs::is_symlink(status)) {
             fs::remove(here);
             fs::create_directory(here);
             link_entries(at);
-        } else if (!fs::exists(here)) {
+        } else {
             fs::create_directory(here);
         }
     }
