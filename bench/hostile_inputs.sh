@@ -8,6 +8,9 @@
 #   files-10000h  one patch creating 10,000 text files and changing a header (the shadow tree)
 #   line-10MB     a C file with a 10 MB line
 #   deep-1000     a header 1000 directories deep
+#   mime-headers  a 7 MB mail of 1,000,000 one-line headers (GMime took 586 MB for it)
+#   mime-parts    a 7 MB mail of 100,000 parts (GMime took 360 MB)
+#   mime-deep     multipart nested 5,000 deep
 #   hunks-far     a 4,000-line file, then 4,000 hunks claiming lines alternately at its start
 #                 and far past its end, so that no offset carries over (git apply would search
 #                 the whole file for each: ksweep stops at its budget)
@@ -65,6 +68,24 @@ deep=$(printf 'd/%.0s' $(seq 1000))
     done
 } > "$work/hunks-far"
 
+{ echo "Subject: [PATCH] x"; yes 'X-A: b' | head -n 1000000; printf '\n---\n'; } \
+    > "$work/mime-headers"
+{
+    printf 'Subject: [PATCH] x\nContent-Type: multipart/mixed; boundary="B"\n\n'
+    yes '--B
+Content-Type: text/plain
+Content-Transfer-Encoding: base64
+
+LS0tCg==' | head -n 500000
+    echo "--B--"
+} > "$work/mime-parts"
+{
+    printf 'Subject: [PATCH] x\nContent-Type: multipart/mixed; boundary="b0"\n\n'
+    for i in $(seq 5000); do
+        printf -- '--b%d\nContent-Type: multipart/mixed; boundary="b%d"\n\n' $((i - 1)) "$i"
+    done
+} > "$work/mime-deep"
+
 run() { # NAME, input on stdin
     local name=$1 out="$work/$1.out" t="$work/$1.time" status=0
     /usr/bin/time -f '%e %M' -o "$t" "$ksweep" check --tree "$tree" - > "$out" 2>&1 || status=$?
@@ -74,7 +95,8 @@ run() { # NAME, input on stdin
 }
 
 echo "hostile_inputs: $tree, load average $(cut -d' ' -f1-3 /proc/loadavg)"
-for name in "hunk-2^31" files-10000 files-10000h line-10MB deep-1000 hunks-far; do
+for name in "hunk-2^31" files-10000 files-10000h line-10MB deep-1000 hunks-far mime-headers \
+    mime-parts mime-deep; do
     run "$name" < "$work/$name"
 done
 head -c 200000000 /dev/zero | tr '\0' x | { mail; cat; } | run mail-200MB

@@ -1,12 +1,12 @@
 #include "check/mail_text.h"
 
-#include <gmime/gmime.h>
-
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <gmime/gmime.h>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 namespace ksweep::check {
@@ -171,11 +171,69 @@ void join(const std::vector<Segment>& segments, MailText& mail) {
     }
 }
 
+// The value of a "boundary=" parameter in a header line, if it has one: quoted or a token.
+std::optional<std::string> boundary_in(std::string_view line) {
+    std::string lowered(line);
+    std::transform(lowered.begin(), lowered.end(), lowered.begin(),
+                   [](unsigned char c) { return std::tolower(c); });
+    const size_t at = lowered.find("boundary=");
+    if (at == std::string::npos)
+        return std::nullopt;
+    std::string_view value = line.substr(at + 9);
+    if (value.starts_with('"'))
+        return std::string(value.substr(1, value.find('"', 1) - 1));
+    return std::string(value.substr(0, value.find_first_of("; \t")));
+}
+
+// Counts what GMime would make objects of, without building any: the lines of every header
+// block (the mail's, and each part's after a line that starts a part) and the parts, a line
+// counting as a part's start when it begins with "--" and a declared boundary (as a prefix: never
+// fewer than GMime's own count).
+void check_structure(std::string_view text) {
+    std::vector<std::string> boundaries;
+    size_t header_lines = 0, parts = 0;
+    bool in_headers = true;
+    for (size_t start = 0; start < text.size();) {
+        const size_t end = std::min(text.find('\n', start), text.size());
+        const std::string_view line = text.substr(start, end - start);
+        start = end + 1;
+        if (in_headers) {
+            if (line.empty()) {
+                in_headers = false;
+                continue;
+            }
+            if (++header_lines > kMaxHeaderLines)
+                throw MailError("more than " + std::to_string(kMaxHeaderLines) +
+                                " header lines, the most ksweep reads in one mail");
+            if (auto boundary = boundary_in(line); boundary && !boundary->empty()) {
+                if (boundaries.size() == kMaxBoundaries)
+                    throw MailError("more than " + std::to_string(kMaxBoundaries) +
+                                    " multipart boundaries, the most ksweep reads in one mail");
+                boundaries.push_back("--" + *boundary);
+            }
+            continue;
+        }
+        if (!line.starts_with("--"))
+            continue;
+        for (const std::string& boundary : boundaries)
+            if (line.starts_with(boundary)) {
+                if (line.substr(boundary.size()).starts_with("--"))
+                    break; // the closing delimiter: no part follows
+                if (++parts > kMaxMimeParts)
+                    throw MailError("more than " + std::to_string(kMaxMimeParts) +
+                                    " MIME parts, the most ksweep reads in one mail");
+                in_headers = true;
+                break;
+            }
+    }
+}
+
 } // namespace
 
 MailText read_mail(std::string_view message) {
     init_gmime();
     const std::string text = without_crlf(message);
+    check_structure(text);
     GObjectPtr<GMimeStream> stream(g_mime_stream_mem_new_with_buffer(text.data(), text.size()));
     GObjectPtr<GMimeParser> parser(g_mime_parser_new_with_stream(stream.get()));
     g_mime_parser_set_format(parser.get(), GMIME_FORMAT_MESSAGE);
@@ -192,7 +250,8 @@ MailText read_mail(std::string_view message) {
     const gint64 headers_end = g_mime_parser_get_headers_end(parser.get());
     if (headers_end > 0) {
         const size_t end = std::min(static_cast<size_t>(headers_end), text.size());
-        out.body_line = 2 + static_cast<unsigned>(std::count(text.begin(), text.begin() + end, '\n'));
+        out.body_line =
+            2 + static_cast<unsigned>(std::count(text.begin(), text.begin() + end, '\n'));
     }
     std::vector<Segment> segments;
     if (GMimeObject* body = g_mime_message_get_mime_part(mail.get()))

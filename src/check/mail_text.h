@@ -18,9 +18,9 @@ namespace ksweep::check {
 
 struct MailText {
     std::string subject; // decoded, unfolded, control bytes as spaces; "" when none
-    std::string body;                       // as git mailinfo reads it
+    std::string body;    // as git mailinfo reads it
     size_t patch_start = std::string::npos; // where git mailinfo's patch begins in `body`
-    unsigned body_line = 1; // line of the message its body starts at (1-based)
+    unsigned body_line = 1;                 // line of the message its body starts at (1-based)
 
     std::string_view patch() const {
         return patch_start == std::string::npos ? std::string_view()
@@ -28,7 +28,16 @@ struct MailText {
     }
 };
 
-// A mail git am would refuse as well (a charset it cannot convert): what() says why.
+// What GMime builds an object for, counted before it parses a mail: each costs it hundreds of
+// bytes to kilobytes (a 7 MB mail of one-line headers took 586 MB), so a mail past any of these
+// is refused. Real mails have tens of headers and a few parts; git am itself refuses more than
+// 5 nested boundaries.
+inline constexpr size_t kMaxHeaderLines = 10000; // in the mail's and its parts' header blocks
+inline constexpr size_t kMaxMimeParts = 1000;
+inline constexpr size_t kMaxBoundaries = 64;
+
+// A mail git am would refuse as well (a charset it cannot convert), or one past the limits
+// above: what() says why.
 struct MailError : std::runtime_error {
     using std::runtime_error::runtime_error;
 };

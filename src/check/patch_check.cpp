@@ -502,7 +502,7 @@ InputReport PatchChecker::check(const CheckInput& input, Overlay& overlay) const
     const bool thread = patches.size() > 1;
     bool cover_letter = false;
     for (const auto& patch : patches) {
-        if (!patch.files.empty()) {
+        if (!patch.files.empty() && !patch.reply) {
             try {
                 check_patch(patch, input.preimage, overlay, report);
             } catch (const TreePathError& e) {
@@ -529,7 +529,10 @@ InputReport PatchChecker::check(const CheckInput& input, Overlay& overlay) const
             break;
         }
         case NoDiff::reply:
-            report.notes.push_back(input.filename + ":" + message + ", a reply, no diff: skipped");
+            report.notes.push_back(input.filename + ":" + message +
+                                   (patch.files.empty() ? ", a reply, no diff: skipped"
+                                                        : ", a reply: skipped, its diff not "
+                                                          "checked (b4 am applies no reply)"));
             break;
         case NoDiff::not_a_patch:
             report.notes.push_back(input.filename + ":" + message +

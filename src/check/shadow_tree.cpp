@@ -17,8 +17,10 @@ namespace {
 // this refuses them again before anything is written or removed.
 void check_under(const fs::path& root, const fs::path& target, const std::string& rel) {
     if (!lies_under(root, target))
-        throw TreePathError("path " + printable_path(rel) + ": would be written outside the "
-                            "shadow tree " + root.string() + "; nothing was written");
+        throw TreePathError("path " + printable_path(rel) +
+                            ": would be written outside the "
+                            "shadow tree " +
+                            root.string() + "; nothing was written");
 }
 
 } // namespace

@@ -228,8 +228,8 @@ class PatchParser {
     }
 
     void check_mode(std::string_view mode) {
-        const std::string& path = current().new_path.empty() ? current().old_path
-                                                             : current().new_path;
+        const std::string& path =
+            current().new_path.empty() ? current().old_path : current().new_path;
         try {
             check_file_mode(path, trim(mode));
         } catch (const TreePathError& e) {
@@ -266,14 +266,13 @@ class PatchParser {
     // before they are all seen means the patch is damaged (truncated, re-wrapped by a mailer).
     void read_hunk() {
         if (patch_.files.empty() || in_git_header_)
-            throw DiffError(
-                error_at(at_.number(), "hunk without a preceding ---/+++ file header"));
+            throw DiffError(error_at(at_.number(), "hunk without a preceding ---/+++ file header"));
         Hunk hunk;
         hunk.header_line = at_.number();
         if (!parse_hunk_header(at_.line(), hunk))
-            throw DiffError(error_at(at_.number(), "malformed hunk header '" +
-                                                       std::string(at_.line().substr(0, 80)) +
-                                                       "'"));
+            throw DiffError(
+                error_at(at_.number(),
+                         "malformed hunk header '" + std::string(at_.line().substr(0, 80)) + "'"));
         at_.advance();
         unsigned old_left = hunk.old_count, new_left = hunk.new_count;
         unsigned checkpatch_count = hunk.new_count + 1; // checkpatch.pl's $realcnt
@@ -310,10 +309,10 @@ class PatchParser {
                         std::to_string(old_left) + " old and " + std::to_string(new_left) +
                         " new lines still expected): '" + std::string(line.substr(0, 60)) + "'"));
             if (++hunk_lines_ > kMaxHunkLines)
-                throw DiffError(error_at(at_.number(),
-                                         "more than " + std::to_string(kMaxHunkLines) +
-                                             " hunk lines in one input, the most ksweep check "
-                                             "reads: give the patches as separate files"));
+                throw DiffError(
+                    error_at(at_.number(), "more than " + std::to_string(kMaxHunkLines) +
+                                               " hunk lines in one input, the most ksweep check "
+                                               "reads: give the patches as separate files"));
             old_left -= takes_old;
             new_left -= takes_new;
             count_like_checkpatch(kind);
@@ -447,8 +446,10 @@ std::vector<Patch> read_patches(std::string_view input) {
                 const std::string_view body = mail.body;
                 const unsigned patch_line =
                     m.text_line + mail.body_line - 1 +
-                    static_cast<unsigned>(std::count(
-                        body.begin(), body.begin() + std::min(mail.patch_start, body.size()), '\n'));
+                    static_cast<unsigned>(
+                        std::count(body.begin(),
+                                   body.begin() + std::min(mail.patch_start, body.size()), '\n'));
+                patch.reply = messages.size() > 1 && is_reply_subject(patch.subject);
                 if (mail.patch_start != std::string::npos)
                     PatchParser(mail.patch(), patch_line, hunk_lines, patch).parse();
             }
@@ -474,7 +475,7 @@ std::string put_in_series_order(std::vector<Patch>& patches) {
     std::vector<size_t> slots; // where the patches with a diff are
     std::vector<std::pair<SeriesTag, size_t>> tagged;
     for (size_t i = 0; i < patches.size(); ++i) {
-        if (patches[i].files.empty())
+        if (patches[i].files.empty() || patches[i].reply)
             continue;
         auto tag = series_tag(patches[i].subject);
         if (!tag || tag->number == 0)
@@ -492,13 +493,12 @@ std::string put_in_series_order(std::vector<Patch>& patches) {
         const Patch& b = patches[tagged[i].second];
         if (tagged[i - 1].first.version != tagged[i].first.version)
             throw DiffError("message " + std::to_string(a.message) + " " + quoted_subject(a) +
-                            " and message " + std::to_string(b.message) + " " +
-                            quoted_subject(b) +
+                            " and message " + std::to_string(b.message) + " " + quoted_subject(b) +
                             " are two versions of a series: give one (b4 am -v N picks it)");
         if (key(tagged[i - 1]) == key(tagged[i]))
             throw DiffError("message " + std::to_string(a.message) + " " + quoted_subject(a) +
-                            " and message " + std::to_string(b.message) + " " +
-                            quoted_subject(b) + " are the same patch of the series: give one");
+                            " and message " + std::to_string(b.message) + " " + quoted_subject(b) +
+                            " are the same patch of the series: give one");
     }
     std::string moved;
     for (size_t i = 0; i < tagged.size(); ++i)

@@ -128,8 +128,9 @@ int check_command(int argc, char** argv) {
             try {
                 text = read_input(name);
             } catch (const InputTooLarge& e) {
-                std::fprintf(stderr, "ksweep check: %s: %s: give its patches as separate files "
-                                     "(git format-patch -o DIR, then DIR)\n",
+                std::fprintf(stderr,
+                             "ksweep check: %s: %s: give its patches as separate files "
+                             "(git format-patch -o DIR, then DIR)\n",
                              name.c_str(), e.what());
                 return 2;
             }

@@ -21,8 +21,8 @@ namespace {
 std::vector<fs::path> corpus() {
     std::vector<fs::path> files;
     const fs::path fixtures = KSWEEP_FIXTURES;
-    for (const char* dir : {"check/patches", "check/series", "mail/add_literal",
-                            "mail/add_header_macro"})
+    for (const char* dir :
+         {"check/patches", "check/series", "mail/add_literal", "mail/add_header_macro"})
         for (const auto& entry : fs::directory_iterator(fixtures / dir))
             if (entry.path().extension() == ".patch" || entry.path().extension() == ".mbox")
                 files.push_back(entry.path());

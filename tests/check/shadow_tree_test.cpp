@@ -72,8 +72,8 @@ TEST_F(ShadowTreeEscapes, AnAbsolutePathNeitherCrashesNorWrites) {
 }
 
 TEST_F(ShadowTreeEscapes, APathThroughASymlinkOfTheTreeWritesNothing) {
-    expect_refused({{"include/linux/tpm.h", "#define TPM 2\n"},
-                    {"drivers/out/escaped.h", "pwned\n"}});
+    expect_refused(
+        {{"include/linux/tpm.h", "#define TPM 2\n"}, {"drivers/out/escaped.h", "pwned\n"}});
 }
 
 TEST_F(ShadowTreeEscapes, APlainPathIsWrittenInTheShadowOnly) {

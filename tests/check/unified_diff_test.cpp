@@ -155,7 +155,6 @@ TEST(UnifiedDiff, EmptyContextLineWithoutItsSpace) {
     EXPECT_EQ(lines[1].text, "");
 }
 
-
 std::string refusal(const std::string& patch) {
     try {
         read_patches(patch);
@@ -234,8 +233,7 @@ TEST(UnifiedDiff, HostileSizesEndInOneClearError) {
     std::string many_mails;
     for (size_t i = 0; i <= kMaxMessages; ++i)
         many_mails += "From x Mon Dec  1 00:00:00 2026\nSubject: y\n\n";
-    EXPECT_NE(refusal(many_mails).find("more than 10000 messages in one input"),
-              std::string::npos);
+    EXPECT_NE(refusal(many_mails).find("more than 10000 messages in one input"), std::string::npos);
 }
 
 TEST(UnifiedDiff, ALongLineAndDeepPathsAreRead) {

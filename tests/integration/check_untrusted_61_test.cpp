@@ -53,9 +53,10 @@ class Untrusted61 : public ::testing::Test {
         ksweep::test::run_git(repo, "commit -qm base");
         const std::string text = ksweep::test::read_file(repo + "/" + kTisCore);
         const size_t at = text.find("tpm_msleep(TPM_TIMEOUT)");
-        ksweep::test::write_file(repo + "/" + kTisCore,
-                                 text.substr(0, at) + "msleep(1)" +
-                                     text.substr(at + std::string("tpm_msleep(TPM_TIMEOUT)").size()));
+        ksweep::test::write_file(
+            repo + "/" + kTisCore,
+            text.substr(0, at) + "msleep(1)" +
+                text.substr(at + std::string("tpm_msleep(TPM_TIMEOUT)").size()));
         ksweep::test::run_git(repo, "commit -qam 'tpm: tis: sleep 1 ms' -m 'Gr\xc3\xbc\xc3\x9f"
                                     "e from M\xc3\xbcller.'");
         auto made = run("bash " + quote(std::string(KSWEEP_FIXTURES) + "/mail/make_mails.sh") +
@@ -72,9 +73,8 @@ class Untrusted61 : public ::testing::Test {
 // deleted one beside the tree, and the absolute path that crashed check.
 TEST_F(Untrusted61, TheEscapesOfTheIssueWriteAndRemoveNothing) {
     EscapeLab lab(tree_, true);
-    const std::string header =
-        diff_replacing("include/linux/tpm.h", "#define TPM_DIGEST_SIZE 20",
-                       "#define TPM_DIGEST_SIZE 20 /* SHA-1 */");
+    const std::string header = diff_replacing("include/linux/tpm.h", "#define TPM_DIGEST_SIZE 20",
+                                              "#define TPM_DIGEST_SIZE 20 /* SHA-1 */");
     ASSERT_NE(header.find("+++ b/include/linux/tpm.h"), std::string::npos) << header;
     auto mail = [&](const std::string& diffs) {
         return "From: A Stranger <stranger@example.com>\nSubject: [PATCH] tpm: hostile\n\n---\n" +
@@ -82,34 +82,46 @@ TEST_F(Untrusted61, TheEscapesOfTheIssueWriteAndRemoveNothing) {
     };
     const std::string escaped = "../../sentinel/escaped.h", victim = "../../sentinel/victim.c";
     lab.refused("dotdot.patch",
-                mail("diff --git a/" + escaped + " b/" + escaped + "\nnew file mode 100644\n"
-                     "--- /dev/null\n+++ b/" + escaped + "\n@@ -0,0 +1 @@\n+int escaped;\n"
-                     "diff --git a/" + victim + " b/" + victim + "\ndeleted file mode 100644\n"
-                     "--- a/" + victim + "\n+++ /dev/null\n@@ -1 +0,0 @@\n"
+                mail("diff --git a/" + escaped + " b/" + escaped +
+                     "\nnew file mode 100644\n"
+                     "--- /dev/null\n+++ b/" +
+                     escaped +
+                     "\n@@ -0,0 +1 @@\n+int escaped;\n"
+                     "diff --git a/" +
+                     victim + " b/" + victim +
+                     "\ndeleted file mode 100644\n"
+                     "--- a/" +
+                     victim +
+                     "\n+++ /dev/null\n@@ -1 +0,0 @@\n"
                      "-int victim; /* must survive */\n"),
                 escaped);
     const std::string absolute = (lab.sentinel() / "abs.h").string();
     lab.refused("absolute.patch",
-                mail("diff --git a/" + absolute + " b/" + absolute + "\nnew file mode 100644\n"
-                     "--- /dev/null\n+++ b/" + absolute + "\n@@ -0,0 +1 @@\n+int escaped;\n"),
+                mail("diff --git a/" + absolute + " b/" + absolute +
+                     "\nnew file mode 100644\n"
+                     "--- /dev/null\n+++ b/" +
+                     absolute + "\n@@ -0,0 +1 @@\n+int escaped;\n"),
                 absolute);
     lab.refused("symlink.patch",
                 mail("diff --git a/include/linux/evil b/include/linux/evil\n"
                      "new file mode 120000\n--- /dev/null\n+++ b/include/linux/evil\n"
-                     "@@ -0,0 +1 @@\n+" + lab.sentinel().string() +
-                     "\n\\ No newline at end of file\n"),
+                     "@@ -0,0 +1 @@\n+" +
+                     lab.sentinel().string() + "\n\\ No newline at end of file\n"),
                 "include/linux/evil");
     lab.refused("rename.patch",
-                mail("diff --git a/" + std::string(kTisCore) + " b/../../sentinel/moved.c\n"
-                     "similarity index 100%\nrename from " + kTisCore +
-                     "\nrename to ../../sentinel/moved.c\n"),
+                mail("diff --git a/" + std::string(kTisCore) +
+                     " b/../../sentinel/moved.c\n"
+                     "similarity index 100%\nrename from " +
+                     kTisCore + "\nrename to ../../sentinel/moved.c\n"),
                 "../../sentinel/moved.c");
     // The tree's own link (to arch/arm/boot/dts): a patch may not reach through it either.
     const std::string link = "scripts/dtc/include-prefixes/arm/escaped.h";
     ASSERT_TRUE(fs::is_symlink(tree_ + "/scripts/dtc/include-prefixes/arm"));
     lab.refused("through_link.patch",
-                mail("diff --git a/" + link + " b/" + link + "\nnew file mode 100644\n"
-                     "--- /dev/null\n+++ b/" + link + "\n@@ -0,0 +1 @@\n+int escaped;\n"),
+                mail("diff --git a/" + link + " b/" + link +
+                     "\nnew file mode 100644\n"
+                     "--- /dev/null\n+++ b/" +
+                     link + "\n@@ -0,0 +1 @@\n+int escaped;\n"),
                 "scripts/dtc/include-prefixes/arm");
 }
 

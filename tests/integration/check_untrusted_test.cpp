@@ -75,9 +75,9 @@ TEST(CheckUntrusted, ASymlinkModeIsRefusedSayingWhy) {
                              "new file mode 120000\n--- /dev/null\n+++ b/drivers/foo/evil\n"
                              "@@ -0,0 +1 @@\n+" +
                              lab.sentinel().string() + "\n\\ No newline at end of file\n";
-    const std::string line =
-        lab.refused("symlink.patch", mail(header_change() + link + new_file("drivers/foo/evil/x.h")),
-                    "drivers/foo/evil");
+    const std::string line = lab.refused(
+        "symlink.patch", mail(header_change() + link + new_file("drivers/foo/evil/x.h")),
+        "drivers/foo/evil");
     EXPECT_NE(line.find("a symbolic link (mode 120000): ksweep check reads C files and has no "
                         "use for a link"),
               std::string::npos)
@@ -97,21 +97,18 @@ TEST(CheckUntrusted, ARenameToDotDotIsRefused) {
 TEST(CheckUntrusted, APathThroughASymlinkedDirectoryOfTheTreeIsRefused) {
     EscapeLab lab(kTree, false);
     fs::create_directory_symlink(lab.sentinel(), lab.tree() / "drivers/out");
-    const std::string line = lab.refused(
-        "through_link.patch",
-        mail(header_change() + new_file("drivers/out/escaped.h") +
-             deleted_file("drivers/out/victim.c")),
-        "drivers/out");
-    EXPECT_NE(line.find("'drivers/out' is a symbolic link in the tree"), std::string::npos)
-        << line;
+    const std::string line = lab.refused("through_link.patch",
+                                         mail(header_change() + new_file("drivers/out/escaped.h") +
+                                              deleted_file("drivers/out/victim.c")),
+                                         "drivers/out");
+    EXPECT_NE(line.find("'drivers/out' is a symbolic link in the tree"), std::string::npos) << line;
 }
 
 // The same one-line patch (msleep(3) added to drivers/foo/foo.c) in every way mail carries
 // it: each is the warning and exit 1, as the plain mail is.
 TEST(CheckUntrusted, EncodedMailsAreReadAsGitAmReadsThem) {
-    for (const char* name : {"plain.mbox", "qp.mbox", "base64.mbox", "attach.mbox",
-                             "inline.mbox", "attach-base64.mbox", "latin1-qp.mbox",
-                             "crlf.mbox"}) {
+    for (const char* name : {"plain.mbox", "qp.mbox", "base64.mbox", "attach.mbox", "inline.mbox",
+                             "attach-base64.mbox", "latin1-qp.mbox", "crlf.mbox"}) {
         SCOPED_TRACE(name);
         auto r = run(std::string(KSWEEP_BINARY) + " check --lexical-only --tree " + quote(kTree) +
                          " " + quote(kMails + "/" + name),
@@ -123,8 +120,8 @@ TEST(CheckUntrusted, EncodedMailsAreReadAsGitAmReadsThem) {
 }
 
 TEST(CheckUntrusted, AThreadIsCheckedWithTheReplyNoted) {
-    auto r = run(std::string(KSWEEP_BINARY) + " check --lexical-only --tree " + quote(kTree) +
-                     " " + quote(kMails + "/thread.mbox") + " 2>&1",
+    auto r = run(std::string(KSWEEP_BINARY) + " check --lexical-only --tree " + quote(kTree) + " " +
+                     quote(kMails + "/thread.mbox") + " 2>&1",
                  false);
     EXPECT_EQ(r.status, 1) << r.output;
     EXPECT_NE(r.output.find("WARNING: msleep(3) < 20ms"), std::string::npos) << r.output;
@@ -138,6 +135,32 @@ TEST(CheckUntrusted, AThreadIsCheckedWithTheReplyNoted) {
         << r.output;
 }
 
+// A reviewer's "something like this?" diff in a reply is not part of the series: b4 am applies
+// no reply, and neither does the gate.
+TEST(CheckUntrusted, ADiffInAReplyIsNotChecked) {
+    ksweep::test::TempDir dir;
+    const std::string thread = ksweep::test::read_file(kMails + "/thread.mbox");
+    const std::string patch = ksweep::test::read_file(kMails + "/plain.mbox");
+    std::string suggestion = patch.substr(patch.find("diff --git"));
+    suggestion.replace(suggestion.find("msleep(3)"), 9, "msleep(4)");
+    ksweep::test::write_file(dir.path() + "/t.mbox",
+                             thread + "From r@example.com Thu Dec  3 07:13:34 2026\n"
+                                      "From: A Reviewer <r@example.com>\n"
+                                      "Subject: Re: [PATCH 1/1] foo: let the chip settle\n\n"
+                                      "Something like this?\n\n" +
+                                 suggestion);
+    auto r = run(std::string(KSWEEP_BINARY) + " check --lexical-only --tree " + quote(kTree) +
+                     " " + quote(dir.path() + "/t.mbox") + " 2>&1",
+                 false);
+    EXPECT_EQ(r.status, 1) << r.output;
+    EXPECT_NE(r.output.find("WARNING: msleep(3) < 20ms"), std::string::npos) << r.output;
+    EXPECT_EQ(r.output.find("msleep(4) < 20ms"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("message 4 (\"Re: [PATCH 1/1] foo: let the chip settle\"), a reply: "
+                            "skipped, its diff not checked (b4 am applies no reply)"),
+              std::string::npos)
+        << r.output;
+}
+
 // A mail that says it is a patch but holds none git am could read is still bad input, naming
 // the message: a thread is no excuse for losing a patch.
 TEST(CheckUntrusted, APatchMailWithoutADiffInAThreadIsBadInput) {
@@ -146,8 +169,8 @@ TEST(CheckUntrusted, APatchMailWithoutADiffInAThreadIsBadInput) {
     const size_t diff = thread.find("diff --git");
     thread.erase(diff, thread.find("-- \n", diff) - diff);
     ksweep::test::write_file(dir.path() + "/t.mbox", thread);
-    auto r = run(std::string(KSWEEP_BINARY) + " check --lexical-only --tree " + quote(kTree) +
-                     " " + quote(dir.path() + "/t.mbox") + " 2>&1",
+    auto r = run(std::string(KSWEEP_BINARY) + " check --lexical-only --tree " + quote(kTree) + " " +
+                     quote(dir.path() + "/t.mbox") + " 2>&1",
                  false);
     EXPECT_EQ(r.status, 2) << r.output;
     EXPECT_NE(r.output.find("t.mbox: message 2 (\"[PATCH 1/1] foo: let the chip settle after "

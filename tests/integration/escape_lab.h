@@ -74,7 +74,8 @@ class EscapeLab {
         }
         EXPECT_NE(line.find(file + ": "), std::string::npos) << errors;
         EXPECT_NE(line.find("line "), std::string::npos) << errors;
-        EXPECT_EQ(read_file((sentinel() / "victim.c").string()), "int victim; /* must survive */\n");
+        EXPECT_EQ(read_file((sentinel() / "victim.c").string()),
+                  "int victim; /* must survive */\n");
         EXPECT_EQ(snapshot(), before) << "something was written or removed";
         return line;
     }
