@@ -134,16 +134,16 @@ bool is_utf8(std::string charset) {
 std::string to_utf8(std::string_view line, const std::string& charset) {
     if (charset.empty() || is_utf8(charset))
         return std::string(line);
-    iconv_t cd = g_mime_iconv_open("UTF-8", charset.c_str());
-    if (cd == reinterpret_cast<iconv_t>(-1))
+    GError* error = nullptr;
+    gsize written = 0;
+    gchar* converted =
+        g_convert(line.data(), static_cast<gssize>(line.size()), "UTF-8",
+                  g_mime_charset_iconv_name(charset.c_str()), nullptr, &written, &error);
+    g_clear_error(&error);
+    if (!converted)
         throw MailError("charset '" + charset +
                         "' cannot be converted to UTF-8 (git am refuses the mail too)");
-    char* converted = g_mime_iconv_strndup(cd, line.data(), line.size());
-    g_mime_iconv_close(cd);
-    if (!converted)
-        throw MailError("a line in charset '" + charset +
-                        "' cannot be converted to UTF-8 (git am refuses the mail too)");
-    std::string out(converted);
+    std::string out(converted, written);
     g_free(converted);
     return out;
 }

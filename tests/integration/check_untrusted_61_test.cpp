@@ -45,7 +45,8 @@ class Untrusted61 : public ::testing::Test {
 
     // The patch as a commit of a one-file repository, then every mail of it.
     std::string mails() {
-        const std::string repo = dir_.path() + "/repo", out = dir_.path() + "/mails";
+        const std::string repo = dir_.path() + "/repo";
+        std::string out = dir_.path() + "/mails";
         ksweep::test::write_file(repo + "/" + kTisCore,
                                  ksweep::test::read_file(tree_ + "/" + kTisCore));
         ksweep::test::init_repo(repo);
