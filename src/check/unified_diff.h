@@ -43,10 +43,10 @@ struct FileDiff {
 
 // One patch: a mail of a mailbox, or the whole input when it is not a mailbox.
 struct Patch {
-    std::string subject;         // the Subject: header, decoded and unfolded; "" for a bare diff
-    std::string commit;          // the sha of a "From <sha> <date>" separator line, if any
-    unsigned first_line = 0;     // input line the patch starts at
-    unsigned message = 1;        // which message of the input it is (1-based)
+    std::string subject;     // the Subject: header, decoded and unfolded; "" for a bare diff
+    std::string commit;      // the sha of a "From <sha> <date>" separator line, if any
+    unsigned first_line = 0; // input line the patch starts at
+    unsigned message = 1;    // which message of the input it is (1-based)
     // A reply ("Re: ...") in an input of several messages (a thread): never checked, as b4 am
     // applies no reply; a diff in it is a reviewer's suggestion, not the series.
     bool reply = false;
@@ -96,9 +96,9 @@ struct DiffError : std::runtime_error {
 std::vector<Patch> read_patches(std::string_view input);
 
 // Puts the patches of one input in [PATCH n/m] order (by version, then number) when every
-// patch that has a diff (replies aside) carries such a tag, as b4 am applies a thread whose mails arrived out
-// of order; the other messages keep their places. Returns a note naming what moved, "" when
-// nothing did.
+// patch that has a diff (replies aside) carries such a tag, as b4 am applies a thread whose mails
+// arrived out of order; the other messages keep their places. Returns a note naming what moved, ""
+// when nothing did.
 std::string put_in_series_order(std::vector<Patch>& patches);
 
 } // namespace ksweep::check

@@ -152,8 +152,8 @@ TEST(MailReader, MailStructureIsBoundedBeforeGMimeParsesIt) {
     EXPECT_NE(refusal(parts + "--B--\n").find("more than 1000 MIME parts"), std::string::npos);
     std::string deep = "Subject: [PATCH] x\nContent-Type: multipart/mixed; boundary=b0\n\n";
     for (int i = 1; i < 100; ++i)
-        deep += "--b" + std::to_string(i - 1) +
-                "\nContent-Type: multipart/mixed; boundary=b" + std::to_string(i) + "\n\n";
+        deep += "--b" + std::to_string(i - 1) + "\nContent-Type: multipart/mixed; boundary=b" +
+                std::to_string(i) + "\n\n";
     EXPECT_NE(refusal(deep).find("more than 64 multipart boundaries"), std::string::npos);
     // What real mails hold passes: the multipart corpus mail has two parts and one boundary.
     EXPECT_EQ(refusal(mail("add_literal/attach-base64.mbox")), "");

@@ -144,13 +144,14 @@ TEST(CheckUntrusted, ADiffInAReplyIsNotChecked) {
     std::string suggestion = patch.substr(patch.find("diff --git"));
     suggestion.replace(suggestion.find("msleep(3)"), 9, "msleep(4)");
     ksweep::test::write_file(dir.path() + "/t.mbox",
-                             thread + "From r@example.com Thu Dec  3 07:13:34 2026\n"
-                                      "From: A Reviewer <r@example.com>\n"
-                                      "Subject: Re: [PATCH 1/1] foo: let the chip settle\n\n"
-                                      "Something like this?\n\n" +
+                             thread +
+                                 "From r@example.com Thu Dec  3 07:13:34 2026\n"
+                                 "From: A Reviewer <r@example.com>\n"
+                                 "Subject: Re: [PATCH 1/1] foo: let the chip settle\n\n"
+                                 "Something like this?\n\n" +
                                  suggestion);
-    auto r = run(std::string(KSWEEP_BINARY) + " check --lexical-only --tree " + quote(kTree) +
-                     " " + quote(dir.path() + "/t.mbox") + " 2>&1",
+    auto r = run(std::string(KSWEEP_BINARY) + " check --lexical-only --tree " + quote(kTree) + " " +
+                     quote(dir.path() + "/t.mbox") + " 2>&1",
                  false);
     EXPECT_EQ(r.status, 1) << r.output;
     EXPECT_NE(r.output.find("WARNING: msleep(3) < 20ms"), std::string::npos) << r.output;
