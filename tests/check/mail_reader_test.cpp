@@ -4,6 +4,7 @@
 #include "check/mail_text.h"
 #include "check/mbox.h"
 #include "check/unified_diff.h"
+#include "check_test_support.h"
 #include "core/file_io.h"
 
 #include <filesystem>
@@ -129,34 +130,27 @@ TEST(MailReader, SeriesTags) {
     EXPECT_FALSE(is_cover_letter_subject("Re: [PATCH 0/2] x"));
 }
 
-std::string refusal(const std::string& text) {
-    try {
-        read_patches(text);
-    } catch (const DiffError& e) {
-        return e.what();
-    }
-    return "";
-}
-
 // What GMime would build objects for is counted first: a 7 MB mail of one-line headers took
 // it 586 MB and 6 s, a 7 MB mail of 100,000 parts 360 MB, a 5000-deep nesting seconds.
 TEST(MailReader, MailStructureIsBoundedBeforeGMimeParsesIt) {
     std::string headers = "Subject: [PATCH] x\n";
     for (int i = 0; i < 20000; ++i)
         headers += "X-A: b\n";
-    EXPECT_EQ(refusal(headers + "\n---\n"),
+    EXPECT_EQ(testing::diff_error(headers + "\n---\n"),
               "line 1: more than 10000 header lines, the most ksweep reads in one mail");
     std::string parts = "Subject: [PATCH] x\nContent-Type: multipart/mixed; boundary=\"B\"\n\n";
     for (int i = 0; i < 2000; ++i)
         parts += "--B\nContent-Type: text/plain\n\nx\n";
-    EXPECT_NE(refusal(parts + "--B--\n").find("more than 1000 MIME parts"), std::string::npos);
+    EXPECT_NE(testing::diff_error(parts + "--B--\n").find("more than 1000 MIME parts"),
+              std::string::npos);
     std::string deep = "Subject: [PATCH] x\nContent-Type: multipart/mixed; boundary=b0\n\n";
     for (int i = 1; i < 100; ++i)
         deep += "--b" + std::to_string(i - 1) + "\nContent-Type: multipart/mixed; boundary=b" +
                 std::to_string(i) + "\n\n";
-    EXPECT_NE(refusal(deep).find("more than 64 multipart boundaries"), std::string::npos);
+    EXPECT_NE(testing::diff_error(deep).find("more than 64 multipart boundaries"),
+              std::string::npos);
     // What real mails hold passes: the multipart corpus mail has two parts and one boundary.
-    EXPECT_EQ(refusal(mail("add_literal/attach-base64.mbox")), "");
+    EXPECT_EQ(testing::diff_error(mail("add_literal/attach-base64.mbox")), "");
 }
 
 // b4 mbox gives a thread in arrival order: 2/2 may come before 1/2.

@@ -6,7 +6,7 @@
 #include "check/mail_text.h"
 #include "check/mbox.h"
 #include "core/file_io.h"
-#include "core/process.h"
+#include "test_repo.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -30,19 +30,10 @@ std::vector<fs::path> corpus() {
     return files;
 }
 
-std::string sh_quote(const std::string& s) {
-    std::string out = "'";
-    for (char c : s)
-        out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return out + "'";
-}
-
 // git with no user or system configuration (mailinfo.scissors and the like change its output).
-CommandResult git(const std::string& args, const fs::path& home) {
-    return run_command({"sh", "-c",
-                        "HOME=" + sh_quote(home.string()) +
-                            " GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null git " + args},
-                       "", std::chrono::seconds(60));
+test::CommandResult git(const std::string& args, const fs::path& home) {
+    return test::run("HOME=" + test::quote(home.string()) +
+                     " GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null git " + args);
 }
 
 TEST(MailinfoParity, EveryMailOfTheCorpusGivesGitsPatchByteForByte) {
@@ -53,8 +44,9 @@ TEST(MailinfoParity, EveryMailOfTheCorpusGivesGitsPatchByteForByte) {
         const std::string text = read_file(file).value();
         const fs::path split = work.path() / std::to_string(files++);
         fs::create_directories(split);
-        auto r = git("mailsplit -b -o" + sh_quote(split.string()) + " " + sh_quote(file.string()),
-                     work.path());
+        auto r =
+            git("mailsplit -b -o" + test::quote(split.string()) + " " + test::quote(file.string()),
+                work.path());
         ASSERT_EQ(r.status, 0) << r.output;
         const std::vector<MboxMessage> messages = split_mbox(text);
         ASSERT_EQ(std::to_string(messages.size()) + "\n", r.output) << "the same messages";
@@ -62,8 +54,8 @@ TEST(MailinfoParity, EveryMailOfTheCorpusGivesGitsPatchByteForByte) {
             char name[24];
             std::snprintf(name, sizeof name, "%04zu", k + 1);
             const fs::path mail = split / name;
-            r = git("mailinfo " + sh_quote(mail.string() + ".msg") + " " +
-                        sh_quote(mail.string() + ".patch") + " < " + sh_quote(mail.string()) +
+            r = git("mailinfo " + test::quote(mail.string() + ".msg") + " " +
+                        test::quote(mail.string() + ".patch") + " < " + test::quote(mail.string()) +
                         " > /dev/null",
                     work.path());
             ASSERT_EQ(r.status, 0) << r.output;

@@ -19,6 +19,14 @@ namespace {
 const std::string kTree = std::string(KSWEEP_FIXTURES) + "/check/tree";
 const std::string kMails = std::string(KSWEEP_FIXTURES) + "/mail/add_literal";
 
+// `ksweep check --lexical-only` of `input` on the fixture tree (the mails' warning is a
+// literal); its notes with the output when `notes`.
+ksweep::test::CommandResult check(const std::string& input, bool notes = false) {
+    return run(std::string(KSWEEP_BINARY) + " check --lexical-only --tree " + quote(kTree) + " " +
+                   input + (notes ? " 2>&1" : ""),
+               false);
+}
+
 // A header change: it makes check build a shadow tree, where the escapes of issue 25 wrote.
 std::string header_change() {
     std::string patch = ksweep::test::read_file(std::string(KSWEEP_FIXTURES) +
@@ -110,9 +118,7 @@ TEST(CheckUntrusted, EncodedMailsAreReadAsGitAmReadsThem) {
     for (const char* name : {"plain.mbox", "qp.mbox", "base64.mbox", "attach.mbox", "inline.mbox",
                              "attach-base64.mbox", "latin1-qp.mbox", "crlf.mbox"}) {
         SCOPED_TRACE(name);
-        auto r = run(std::string(KSWEEP_BINARY) + " check --lexical-only --tree " + quote(kTree) +
-                         " " + quote(kMails + "/" + name),
-                     false);
+        auto r = check(quote(kMails + "/" + name));
         EXPECT_EQ(r.status, 1) << r.output;
         EXPECT_NE(r.output.find("WARNING: msleep(3) < 20ms"), std::string::npos) << r.output;
         EXPECT_NE(r.output.find("+\tmsleep(3);"), std::string::npos) << r.output;
@@ -120,9 +126,7 @@ TEST(CheckUntrusted, EncodedMailsAreReadAsGitAmReadsThem) {
 }
 
 TEST(CheckUntrusted, AThreadIsCheckedWithTheReplyNoted) {
-    auto r = run(std::string(KSWEEP_BINARY) + " check --lexical-only --tree " + quote(kTree) + " " +
-                     quote(kMails + "/thread.mbox") + " 2>&1",
-                 false);
+    auto r = check(quote(kMails + "/thread.mbox"), true);
     EXPECT_EQ(r.status, 1) << r.output;
     EXPECT_NE(r.output.find("WARNING: msleep(3) < 20ms"), std::string::npos) << r.output;
     EXPECT_NE(r.output.find("thread.mbox: message 1 (\"[PATCH 0/1] *** SUBJECT HERE ***\"), a "
@@ -150,9 +154,7 @@ TEST(CheckUntrusted, ADiffInAReplyIsNotChecked) {
                                  "Subject: Re: [PATCH 1/1] foo: let the chip settle\n\n"
                                  "Something like this?\n\n" +
                                  suggestion);
-    auto r = run(std::string(KSWEEP_BINARY) + " check --lexical-only --tree " + quote(kTree) + " " +
-                     quote(dir.path() + "/t.mbox") + " 2>&1",
-                 false);
+    auto r = check(quote(dir.path() + "/t.mbox"), true);
     EXPECT_EQ(r.status, 1) << r.output;
     EXPECT_NE(r.output.find("WARNING: msleep(3) < 20ms"), std::string::npos) << r.output;
     EXPECT_EQ(r.output.find("msleep(4) < 20ms"), std::string::npos) << r.output;
@@ -170,9 +172,7 @@ TEST(CheckUntrusted, APatchMailWithoutADiffInAThreadIsBadInput) {
     const size_t diff = thread.find("diff --git");
     thread.erase(diff, thread.find("-- \n", diff) - diff);
     ksweep::test::write_file(dir.path() + "/t.mbox", thread);
-    auto r = run(std::string(KSWEEP_BINARY) + " check --lexical-only --tree " + quote(kTree) + " " +
-                     quote(dir.path() + "/t.mbox") + " 2>&1",
-                 false);
+    auto r = check(quote(dir.path() + "/t.mbox"), true);
     EXPECT_EQ(r.status, 2) << r.output;
     EXPECT_NE(r.output.find("t.mbox: message 2 (\"[PATCH 1/1] foo: let the chip settle after "
                             "reset\"): line "),
@@ -184,9 +184,7 @@ TEST(CheckUntrusted, APatchMailWithoutADiffInAThreadIsBadInput) {
 }
 
 TEST(CheckUntrusted, AnInputPastTheLimitIsRefusedUnread) {
-    auto r = run("head -c 70000000 /dev/zero | " + std::string(KSWEEP_BINARY) +
-                     " check --lexical-only --tree " + quote(kTree) + " - 2>&1",
-                 false);
+    auto r = check("- < /dev/zero", true); // no end: refused at the limit
     EXPECT_EQ(r.status, 2) << r.output;
     EXPECT_NE(r.output.find("-: larger than the 64 MiB ksweep reads of one input"),
               std::string::npos)
