@@ -14,6 +14,8 @@ packages=(
     build-essential cmake ninja-build pkg-config git
     clang-14 libclang-14-dev llvm-14-dev        # the C++ tooling API (LibTooling)
     libgit2-dev libyaml-cpp-dev googletest libgtest-dev libgmock-dev
+    libgmime-3.0-dev                             # mails decoded as git mailinfo reads them
+    git-email libmailtools-perl                  # git send-email: the tests' encoded mails
     coccinelle                                   # spatch, the Coccinelle twin
     linux-source-6.1 linux-headers-amd64 linux-image-amd64
     linux-source-6.12                            # a tree with no matching headers: "any tree"

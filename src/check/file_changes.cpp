@@ -1,12 +1,34 @@
 #include "check/file_changes.h"
 
+#include "core/tree_path.h"
+
 namespace ksweep::check {
+
+namespace {
+
+// The reader refused every path that leaves any tree; this tree's own symbolic links could
+// lead anywhere too, so no path of the patch may go through one.
+void check_on_disk(const FileDiff& file, const std::string& tree, const std::string& where) {
+    for (const std::string* path : {&file.old_path, &file.new_path}) {
+        if (path->empty())
+            continue;
+        try {
+            path_in_tree(tree, *path);
+        } catch (const TreePathError& e) {
+            throw TreePathError("line " + std::to_string(file.header_line) + ": " + e.what() +
+                                where);
+        }
+    }
+}
+
+} // namespace
 
 std::vector<FileChange> apply_patch(const Patch& patch, const TreeState& state,
                                     const std::string& tree_name) {
     const std::string where = patch.subject.empty() ? "" : " (\"" + patch.subject + "\")";
     std::vector<FileChange> changes;
     for (const auto& file : patch.files) {
+        check_on_disk(file, tree_name, where);
         if (file.binary)
             continue;
         FileChange change;

@@ -23,7 +23,8 @@ struct FileChange {
 
 // Applies every file of `patch` to `state` (in order: a header the patch adds is in place
 // before a C file that uses it is scanned). Throws CheckError, with the patch's subject, for
-// a file that is missing, already exists, or does not take its hunks.
+// a file that is missing, already exists, or does not take its hunks, and TreePathError for a
+// path through a symbolic link of the tree at `tree_name` (core/tree_path.h).
 std::vector<FileChange> apply_patch(const Patch& patch, const TreeState& state,
                                     const std::string& tree_name);
 

@@ -1,5 +1,6 @@
 // Applying a file's hunks to its text in memory, the way `git apply` does without fuzz: each
-// hunk's old side must match exactly, at its stated line or at the nearest offset.
+// hunk's old side must match exactly, at its stated line or at the nearest offset. The search
+// is bounded (64 positions per line of the file), so a hostile patch costs linear time.
 #pragma once
 
 #include "check/unified_diff.h"

@@ -10,6 +10,7 @@
 #include "check/tree_state.h"
 #include "core/file_io.h"
 #include "core/strings.h"
+#include "core/tree_path.h"
 #include "kbuild/kernel_tree.h"
 #include "kbuild/sleep_api.h"
 #include "rewrite/scanner.h"
@@ -31,6 +32,11 @@ namespace {
 // More files than this naming a changed header constant are not re-checked one by one: the
 // gate says so instead (a tree-wide `ksweep scan` after the patch answers it).
 constexpr size_t kMaxDependents = 64;
+
+// A patch changing more C files than this (a tree-wide cleanup) is not parsed file by file (a
+// clang parse each, about a third of a second): the gate says so in a CHECK instead, so any
+// patch costs bounded time.
+constexpr size_t kMaxChangedFiles = 256;
 
 bool is_c_source(const std::string& path) {
     return path.ends_with(".c") || path.ends_with(".h");
@@ -195,6 +201,19 @@ std::vector<Subject> PatchRun::subjects(InputReport& report) {
             continue;
         out.push_back(Subject{c.path, c.old_path, c.before, *c.after, &c,
                               c.before && !touches_headers_ && same_definitions_[c.path]});
+    }
+    if (out.size() > kMaxChangedFiles) {
+        Warning w;
+        w.level = "CHECK";
+        w.type = unresolved_type(rule_);
+        w.finding.file = out.front().path;
+        w.input_line = out.front().change->diff->header_line;
+        w.message = std::to_string(out.size()) + " C files changed by one patch: more than the " +
+                    std::to_string(kMaxChangedFiles) +
+                    " ksweep check parses in one patch; run ksweep scan on the tree with the "
+                    "patch applied";
+        report.unresolved.push_back(std::move(w));
+        return {};
     }
     if (changed_in_headers_.empty())
         return out;
@@ -475,24 +494,61 @@ InputReport PatchChecker::check(const CheckInput& input, Overlay& overlay) const
     std::vector<Patch> patches;
     try {
         patches = read_patches(input.text);
+        if (std::string note = put_in_series_order(patches); !note.empty())
+            report.notes.push_back(input.filename + ": " + note);
     } catch (const DiffError& e) {
         throw CheckError(input.filename + ": " + e.what());
     }
+    const bool thread = patches.size() > 1;
+    bool cover_letter = false;
     for (const auto& patch : patches) {
-        if (patch.files.empty()) {
-            const bool numbered = is_cover_letter_subject(patch.subject);
-            if (!numbered && !input.filename.ends_with("0000-cover-letter.patch"))
-                throw CheckError(input.filename + ": line " + std::to_string(patch.first_line) +
-                                 ": no unified diff found in this patch");
-            const std::string tag =
-                numbered ? " (" + patch.subject.substr(0, patch.subject.find(']') + 1) + ")" : "";
-            report.notes.push_back(input.filename + ": cover letter" + tag + ", no diff: skipped");
+        if (!patch.files.empty() && !patch.reply) {
+            try {
+                check_patch(patch, input.preimage, overlay, report);
+            } catch (const TreePathError& e) {
+                throw CheckError(input.filename + ": " + e.what());
+            }
+            report.lines_checked += patch.lines_checked;
+            ++report.patches;
             continue;
         }
-        check_patch(patch, input.preimage, overlay, report);
-        report.lines_checked += patch.lines_checked;
-        ++report.patches;
+        const std::string message =
+            thread ? " message " + std::to_string(patch.message) + " (\"" + patch.subject + "\")"
+                   : "";
+        switch (input.filename.ends_with("0000-cover-letter.patch") ? NoDiff::cover_letter
+                                                                    : why_no_diff(patch, thread)) {
+        case NoDiff::cover_letter: {
+            cover_letter = true;
+            const std::string tag =
+                is_cover_letter_subject(patch.subject)
+                    ? " (" + patch.subject.substr(0, patch.subject.find(']') + 1) + ")"
+                    : "";
+            report.notes.push_back(input.filename + ":" +
+                                   (thread ? message + ", a cover letter" : " cover letter" + tag) +
+                                   ", no diff: skipped");
+            break;
+        }
+        case NoDiff::reply:
+            report.notes.push_back(input.filename + ":" + message +
+                                   (patch.files.empty() ? ", a reply, no diff: skipped"
+                                                        : ", a reply: skipped, its diff not "
+                                                          "checked (b4 am applies no reply)"));
+            break;
+        case NoDiff::not_a_patch:
+            report.notes.push_back(input.filename + ":" + message +
+                                   ", no [PATCH] tag and no diff: skipped");
+            break;
+        case NoDiff::missing:
+            throw CheckError(input.filename + ":" + (thread ? message + ":" : "") + " line " +
+                             std::to_string(patch.first_line) +
+                             (thread ? ": its subject says it is a patch, but it holds no diff "
+                                       "git am could read"
+                                     : ": no unified diff found in this patch"));
+        }
     }
+    if (report.patches == 0 && !cover_letter)
+        throw CheckError(input.filename + ": no patch in " + std::to_string(patches.size()) +
+                         " messages: none holds a diff");
     return report;
 }
 

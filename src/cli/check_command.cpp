@@ -46,12 +46,11 @@ std::vector<std::string> expand_directories(const std::vector<std::string>& inpu
     return out;
 }
 
+// At most check::kMaxInputBytes of a file or stdin: a larger input is refused unread.
 std::optional<std::string> read_input(const std::string& name) {
     if (name != "-")
-        return read_file(name);
-    std::ostringstream text;
-    text << std::cin.rdbuf();
-    return text.str();
+        return read_file_at_most(name, check::kMaxInputBytes);
+    return read_at_most(std::cin, check::kMaxInputBytes);
 }
 
 // checkpatch.pl names stdin after the patch's (last) Subject: header, else "Your patch".
@@ -125,7 +124,16 @@ int check_command(int argc, char** argv) {
     std::map<std::string, std::string> texts;
     if (git_range.empty())
         for (const auto& name : expand_directories(inputs)) {
-            auto text = read_input(name);
+            std::optional<std::string> text;
+            try {
+                text = read_input(name);
+            } catch (const InputTooLarge& e) {
+                std::fprintf(stderr,
+                             "ksweep check: %s: %s: give its patches as separate files "
+                             "(git format-patch -o DIR, then DIR)\n",
+                             name.c_str(), e.what());
+                return 2;
+            }
             if (!text) {
                 std::fprintf(stderr, "ksweep check: %s: cannot read\n", name.c_str());
                 return 2;

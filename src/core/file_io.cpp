@@ -1,5 +1,6 @@
 #include "core/file_io.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <fstream>
@@ -17,6 +18,27 @@ std::optional<std::string> read_file(const fs::path& path) {
     std::ostringstream text;
     text << in.rdbuf();
     return text.str();
+}
+
+std::string read_at_most(std::istream& in, size_t limit) {
+    std::string text;
+    std::string chunk(size_t{1} << 20, '\0');
+    while (in && text.size() <= limit) {
+        const size_t want = std::min(chunk.size(), limit + 1 - text.size());
+        in.read(chunk.data(), static_cast<std::streamsize>(want));
+        text.append(chunk.data(), static_cast<size_t>(in.gcount()));
+    }
+    if (text.size() > limit)
+        throw InputTooLarge("larger than the " + std::to_string(limit >> 20) +
+                            " MiB ksweep reads of one input");
+    return text;
+}
+
+std::optional<std::string> read_file_at_most(const fs::path& path, size_t limit) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        return std::nullopt;
+    return read_at_most(in, limit);
 }
 
 fs::path make_temp_dir(std::string_view prefix) {

@@ -1,8 +1,11 @@
 // Small file helpers shared by every component.
 #pragma once
 
+#include <cstddef>
 #include <filesystem>
+#include <istream>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 
@@ -11,6 +14,18 @@ namespace ksweep {
 // The whole file, byte for byte (binary mode: NUL bytes and "\r\n" survive); nullopt when it
 // cannot be opened. Callers that need an error say so in their own words.
 std::optional<std::string> read_file(const std::filesystem::path& path);
+
+// Outside input larger than its reader takes (a mail, a report): what() is "larger than the
+// N MiB ... reads" with the limit; the caller names the input.
+struct InputTooLarge : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+// The whole of `in` when it holds at most `limit` bytes; else throws InputTooLarge having read
+// no more than limit + 1 bytes of it, so a hostile input costs bounded memory.
+std::string read_at_most(std::istream& in, size_t limit);
+// read_file() for outside input: nullopt when it cannot be opened, InputTooLarge past `limit`.
+std::optional<std::string> read_file_at_most(const std::filesystem::path& path, size_t limit);
 
 // A new directory `<prefix>-XXXXXX` (mkdtemp: unique, mode 0700) in
 // std::filesystem::temp_directory_path() ($TMPDIR, else /tmp). Throws std::system_error with

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "core/json.h"
+#include "core/tree_path.h"
 
 #include <algorithm>
 #include <stdexcept>
@@ -37,7 +38,33 @@ class JsonFields {
         return it->template get<T>();
     }
 
+    // get<std::vector<std::string>>(key), each entry a tree-relative path checked by
+    // core/tree_path.h: the document is outside input, and its paths are used in a tree.
+    std::vector<std::string> tree_paths(const char* key) const {
+        std::vector<std::string> paths = get<std::vector<std::string>>(key);
+        for (size_t i = 0; i < paths.size(); ++i)
+            checked(key + ("[" + std::to_string(i) + "]"), [&] { checked_tree_path(paths[i]); });
+        return paths;
+    }
+
+    // get<std::string>(key), a single directory entry (core/tree_path.h's checked_name()) when
+    // present ("" when not: the caller says what is missing).
+    std::string name(const char* key) const {
+        std::string name = get<std::string>(key);
+        if (!name.empty())
+            checked(key, [&] { checked_name(name); });
+        return name;
+    }
+
   private:
+    template <typename Check> void checked(const std::string& field, Check check) const {
+        try {
+            check();
+        } catch (const TreePathError& e) {
+            json_fail(path_, where_.empty() ? field : where_ + "." + field, e.what());
+        }
+    }
+
     template <typename T> static bool has_type(const Json& v) {
         if constexpr (std::is_same_v<T, bool>)
             return v.is_boolean();

@@ -82,7 +82,7 @@ ValidationFigures parse_report(const std::string& text, const std::string& path)
             json_fail(path, where, "each entry of 'patches' must be an object");
         const Fields patch(path, node, where);
         PatchMeasurement m;
-        m.files = patch.get<std::vector<std::string>>("files");
+        m.files = patch.tree_paths("files");
         m.subject = patch.get<std::string>("subject");
         m.passed = patch.get<bool>("passed");
         if (auto levels = node.find("levels"); levels != node.end() && levels->is_object())

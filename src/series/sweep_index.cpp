@@ -164,7 +164,7 @@ SweepIndex load_index(const std::string& path) {
         const std::string where = "series[" + std::to_string(i) + "]";
         const JsonFields s(path, series[i], where);
         IndexSeries is;
-        is.name = s.get<std::string>("name");
+        is.name = s.name("name"); // a folder under the output directory
         is.change_id = s.get<std::string>("change_id");
         is.version = s.get<int>("version");
         is.tree = s.get<std::string>("tree");
@@ -180,7 +180,7 @@ SweepIndex load_index(const std::string& path) {
         for (size_t j = 0; j < patches.size(); ++j) {
             const JsonFields p(path, patches[j], where + ".patches[" + std::to_string(j) + "]");
             is.patches.push_back({p.get<std::string>("key"), p.get<std::string>("subject"),
-                                  p.get<std::vector<std::string>>("files"), p.get<size_t>("sites"),
+                                  p.tree_paths("files"), p.get<size_t>("sites"),
                                   p.get<std::string>("prefix_source"), p.get<std::string>("digest"),
                                   p.get<std::vector<std::string>>("to"),
                                   p.get<std::vector<std::string>>("cc")});
@@ -190,7 +190,7 @@ SweepIndex load_index(const std::string& path) {
     const Json& finished = objects(path, root, "", "finished");
     for (size_t i = 0; i < finished.size(); ++i) {
         const JsonFields f(path, finished[i], "finished[" + std::to_string(i) + "]");
-        index.finished.push_back({f.get<std::string>("name"), f.get<std::string>("change_id"),
+        index.finished.push_back({f.name("name"), f.get<std::string>("change_id"),
                                   f.get<std::string>("tree"), f.get<std::string>("why")});
     }
     const Json& left = objects(path, root, "", "left_alone");

@@ -1,5 +1,6 @@
 #include "validate/lava_results.h"
 
+#include "core/tree_path.h"
 #include "guest/pcr_check.h"
 
 #include <cmath>
@@ -17,6 +18,25 @@ namespace {
 
 [[noreturn]] void fail(const std::string& dir, const std::string& what) {
     throw LavaResultsError("LAVA results " + dir + ": " + what);
+}
+
+// Results are outside input (a lab's files): a file of a job directory is no symbolic link
+// (core/tree_path.h) and, when it exists, a regular file no larger than this.
+constexpr std::uintmax_t kMaxResultFileBytes = std::uintmax_t{64} << 20;
+
+fs::path job_file(const fs::path& dir, const std::string& name, const std::string& dir_text) {
+    fs::path file;
+    try {
+        file = path_in_tree(dir, name);
+    } catch (const TreePathError& e) {
+        fail(dir_text, e.what());
+    }
+    std::error_code ec;
+    if (fs::exists(file, ec) &&
+        (!fs::is_regular_file(file, ec) || fs::file_size(file, ec) > kMaxResultFileBytes))
+        fail(dir_text, name + " is not a regular file of at most " +
+                           std::to_string(kMaxResultFileBytes >> 20) + " MiB");
+    return file;
 }
 
 YAML::Node load_yaml(const fs::path& path, const std::string& dir) {
@@ -69,9 +89,9 @@ void take_case(LavaJobResult& result, const std::string& suite, const std::strin
 
 // lava-run: result.yaml holds the job's result, output.yaml the log lines.
 void read_lava_run(LavaJobResult& result, const fs::path& dir) {
-    YAML::Node job = load_yaml(dir / "result.yaml", result.dir);
+    YAML::Node job = load_yaml(job_file(dir, "result.yaml", result.dir), result.dir);
     take_case(result, "lava", "job", text(job["result"]), {}, job);
-    std::ifstream log(dir / "output.yaml");
+    std::ifstream log(job_file(dir, "output.yaml", result.dir));
     if (!log)
         fail(result.dir, "no output.yaml (lava-run's log, its stderr)");
     for (std::string line; std::getline(log, line);) {
@@ -108,10 +128,10 @@ void read_server_results(LavaJobResult& result, const fs::path& file) {
     }
 }
 
-std::map<std::string, std::string> job_metadata(const fs::path& job_file, const std::string& dir) {
-    if (!fs::exists(job_file))
+std::map<std::string, std::string> job_metadata(const fs::path& file, const std::string& dir) {
+    if (!fs::exists(file))
         fail(dir, "no job.yaml (the job definition ksweep wrote, or `lavacli jobs definition`)");
-    YAML::Node job = load_yaml(job_file, dir);
+    YAML::Node job = load_yaml(file, dir);
     std::map<std::string, std::string> metadata;
     if (job["metadata"] && job["metadata"].IsMap())
         for (const auto& entry : job["metadata"])
@@ -130,14 +150,15 @@ LavaJobResult read_lava_job(const std::string& dir_text) {
     LavaJobResult result;
     result.dir = dir_text;
     try {
-        result.key = LavaBootKey::from_metadata(job_metadata(dir / "job.yaml", dir_text));
+        result.key =
+            LavaBootKey::from_metadata(job_metadata(job_file(dir, "job.yaml", dir_text), dir_text));
     } catch (const LavaResultsError&) {
         throw;
     } catch (const std::exception& e) {
         fail(dir_text, std::string("job.yaml: ") + e.what() + " (not a job ksweep wrote?)");
     }
     if (fs::exists(dir / "results.yaml"))
-        read_server_results(result, dir / "results.yaml");
+        read_server_results(result, job_file(dir, "results.yaml", dir_text));
     else if (fs::exists(dir / "result.yaml"))
         read_lava_run(result, dir);
     else
@@ -157,9 +178,15 @@ LavaResults LavaResults::load(const std::vector<std::string>& paths,
             continue;
         }
         std::vector<std::string> found;
-        for (const auto& entry : fs::directory_iterator(path))
-            if (entry.is_directory() && is_job_dir(entry.path()))
-                found.push_back(entry.path().string());
+        for (const auto& entry : fs::directory_iterator(path)) {
+            if (!entry.is_directory() || !is_job_dir(entry.path()))
+                continue;
+            try { // a job directory is in the results directory, not behind a link
+                found.push_back(path_in_tree(path, entry.path().filename().string()).string());
+            } catch (const TreePathError& e) {
+                fail(path, e.what());
+            }
+        }
         if (found.empty())
             throw LavaResultsError("LAVA results " + path +
                                    ": no job directory (one with job.yaml) in it");

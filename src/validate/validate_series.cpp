@@ -1,13 +1,13 @@
 #include "validate/validate_series.h"
 
+#include "check/unified_diff.h"
 #include "core/file_io.h"
 #include "core/process.h"
 #include "core/strings.h"
+#include "core/tree_path.h"
 
 #include <algorithm>
 #include <filesystem>
-#include <regex>
-#include <sstream>
 
 namespace fs = std::filesystem;
 
@@ -15,34 +15,8 @@ namespace ksweep::validate {
 
 namespace {
 
-bool is_cover_letter(std::string_view mail) {
-    static const std::regex kCover(R"(^Subject: \[[^\]]*\b0+/[0-9]+\])", std::regex::multiline);
-    return std::regex_search(mail.begin(), mail.end(), kCover);
-}
-
-} // namespace
-
-std::string patch_subject(std::string_view mail) {
-    std::istringstream in{std::string(mail)};
-    std::string line, subject;
-    bool in_subject = false;
-    while (std::getline(in, line)) {
-        if (!line.empty() && line.back() == '\r')
-            line.pop_back();
-        if (in_subject) {
-            if (!line.empty() && (line[0] == ' ' || line[0] == '\t')) {
-                subject += line; // RFC 2822 folding: the line break goes, the space stays
-                continue;
-            }
-            break;
-        }
-        if (line.empty())
-            break; // end of the headers
-        if (line.rfind("Subject:", 0) == 0) {
-            subject = line.substr(8);
-            in_subject = true;
-        }
-    }
+// "[PATCH v2 1/3] tpm: x" -> "tpm: x".
+std::string without_tag(std::string subject) {
     subject = trim(subject);
     if (!subject.empty() && subject[0] == '[') {
         auto close = subject.find(']');
@@ -52,22 +26,44 @@ std::string patch_subject(std::string_view mail) {
     return subject;
 }
 
-std::vector<std::string> patch_files(std::string_view mail) {
-    static const std::regex kDiffGit(R"(^diff --git a/(\S+) b/(\S+))", std::regex::multiline);
+// The files the patches change, in order, once each: the new name, or the old one of a file
+// a patch deletes.
+std::vector<std::string> files_of(const std::vector<check::Patch>& patches) {
     std::vector<std::string> files;
-    for (std::cregex_iterator it(mail.data(), mail.data() + mail.size(), kDiffGit), end; it != end;
-         ++it) {
-        std::string file = (*it)[2];
-        if (std::find(files.begin(), files.end(), file) == files.end())
-            files.push_back(file);
-    }
+    for (const check::Patch& patch : patches)
+        for (const check::FileDiff& diff : patch.files) {
+            const std::string& file = diff.is_deleted() ? diff.old_path : diff.new_path;
+            if (std::find(files.begin(), files.end(), file) == files.end())
+                files.push_back(file);
+        }
     return files;
 }
 
+} // namespace
+
+std::string patch_subject(std::string_view mail) {
+    return without_tag(check::read_patches(mail).front().subject);
+}
+
+std::vector<std::string> patch_files(std::string_view mail) {
+    return files_of(check::read_patches(mail));
+}
+
 std::string patch_base_commit(std::string_view mail) {
-    static const std::regex kBase(R"(^base-commit: ([0-9a-f]{7,64})\s*$)", std::regex::multiline);
-    std::cmatch m;
-    return std::regex_search(mail.data(), mail.data() + mail.size(), m, kBase) ? m[1].str() : "";
+    // By hand, not std::regex: its matcher recurses per character, and a mail is outside input.
+    constexpr std::string_view kPrefix = "base-commit: ";
+    for (size_t start = 0; start < mail.size();) {
+        const size_t end = std::min(mail.find('\n', start), mail.size());
+        std::string_view line = mail.substr(start, end - start);
+        start = end + 1;
+        if (!line.starts_with(kPrefix))
+            continue;
+        line.remove_prefix(kPrefix.size());
+        const size_t hex = std::min(line.find_first_not_of("0123456789abcdef"), line.size());
+        if (hex >= 7 && hex <= 64 && trim(std::string(line.substr(hex))).empty())
+            return std::string(line.substr(0, hex));
+    }
+    return "";
 }
 
 Series read_series_dir(const std::string& dir) {
@@ -76,7 +72,7 @@ Series read_series_dir(const std::string& dir) {
     std::vector<fs::path> paths;
     for (const auto& entry : fs::directory_iterator(dir)) {
         auto ext = entry.path().extension();
-        if (entry.is_regular_file() && (ext == ".patch" || ext == ".mbox" || ext == ".eml"))
+        if (ext == ".patch" || ext == ".mbox" || ext == ".eml")
             paths.push_back(entry.path());
     }
     std::sort(paths.begin(), paths.end());
@@ -84,12 +80,24 @@ Series read_series_dir(const std::string& dir) {
     Series series;
     series.source = dir;
     for (const auto& path : paths) {
-        std::string mail = read_file(path).value_or("");
+        // The mails are outside input: no link to elsewhere, a bounded size, every path in
+        // them checked by the reader `ksweep check` uses.
+        std::vector<check::Patch> patches;
+        std::string mail;
+        try {
+            const fs::path file = path_in_tree(dir, path.filename().string());
+            if (!fs::is_regular_file(file))
+                continue;
+            mail = read_file_at_most(file, check::kMaxInputBytes).value_or("");
+            patches = check::read_patches(mail);
+        } catch (const std::runtime_error& e) { // TreePathError, InputTooLarge, DiffError
+            throw SeriesError(path.string() + ": " + e.what());
+        }
         if (series.base_commit.empty())
             series.base_commit = patch_base_commit(mail);
-        if (is_cover_letter(mail))
+        if (check::is_cover_letter_subject(patches.front().subject))
             continue;
-        SeriesPatch patch{path.string(), patch_subject(mail), patch_files(mail)};
+        SeriesPatch patch{path.string(), without_tag(patches.front().subject), files_of(patches)};
         if (patch.files.empty())
             continue; // a mail without a diff has nothing to validate
         series.patches.push_back(std::move(patch));

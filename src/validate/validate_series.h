@@ -25,15 +25,19 @@ struct SeriesError : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
-// The Subject: header, unfolded, with a leading "[...]" tag removed.
+// The Subject: header, decoded and unfolded, with a leading "[...]" tag removed. The mail is
+// read as `ksweep check` reads it (check/unified_diff.h): throws check::DiffError for a
+// malformed diff or a path that leaves the tree.
 std::string patch_subject(std::string_view mail);
-// Files changed by a patch, in order, without duplicates.
+// Files changed by a patch (the new name; a deleted file's old one), in order, without
+// duplicates, every one checked by core/tree_path.h. Throws check::DiffError as above.
 std::vector<std::string> patch_files(std::string_view mail);
 // The hex after "base-commit: " (git writes it at the bottom), or "".
 std::string patch_base_commit(std::string_view mail);
 
 // Reads every *.patch / *.mbox / *.eml file of `dir`; a "[PATCH 0/N]" cover letter (or a mail
-// without a diff) is skipped. Throws SeriesError when there is no patch at all.
+// without a diff) is skipped. Throws SeriesError when there is no patch at all, and naming the
+// file for one that is a symbolic link, too large, or not a patch ksweep check would read.
 Series read_series_dir(const std::string& dir);
 
 // `git format-patch` of RANGE ("A..B") from the repository at `repo` into `out_dir`; the base is

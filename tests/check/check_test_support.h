@@ -37,6 +37,16 @@ inline std::string new_file_patch(const std::string& path, const std::string& te
            body;
 }
 
+// What read_patches() says about `text`: its DiffError, "" when it reads it.
+inline std::string diff_error(const std::string& text) {
+    try {
+        read_patches(text);
+    } catch (const DiffError& e) {
+        return e.what();
+    }
+    return "";
+}
+
 inline InputReport check_fixture(const Rule& rule, const std::string& name, bool semantic = true) {
     PatchChecker checker(rule, CheckOptions{kTree, "", semantic, 250});
     Overlay overlay;

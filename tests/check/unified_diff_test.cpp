@@ -1,6 +1,7 @@
 // Reading patches: mailboxes, git and plain diffs, new/deleted/renamed files, and the damage
 // that must be an error rather than a silent pass.
 #include "check/unified_diff.h"
+#include "check_test_support.h"
 
 #include <gtest/gtest.h>
 
@@ -153,6 +154,99 @@ TEST(UnifiedDiff, EmptyContextLineWithoutItsSpace) {
     ASSERT_EQ(lines.size(), 4u);
     EXPECT_EQ(lines[1].kind, ' ');
     EXPECT_EQ(lines[1].text, "");
+}
+
+// Every form of a path leaving the tree is bad input naming the line, before anything is read
+// or written (issue 25: a patch wrote and removed files outside the tree).
+TEST(UnifiedDiff, PathsLeavingTheTreeAreRefusedNamingTheLine) {
+    EXPECT_EQ(testing::diff_error("Subject: [PATCH] x\n\n---\n"
+                                  "diff --git a/../../../../home/ci/x/escaped.h "
+                                  "b/../../../../home/ci/x/escaped.h\nnew file mode 100644\n"),
+              "line 4: path ../../../../home/ci/x/escaped.h: a '..' component leaves the tree");
+    EXPECT_NE(
+        testing::diff_error("--- a//home/ci/.bashrc\n+++ b//home/ci/.bashrc\n@@ -1 +1 @@\n-a\n+b\n")
+            .find("line 1: path /home/ci/.bashrc: an absolute path"),
+        std::string::npos);
+    EXPECT_NE(
+        testing::diff_error("--- /dev/null\n+++ b/.git/hooks/post-checkout\n@@ -0,0 +1 @@\n+x\n")
+            .find("line 2: path .git/hooks/post-checkout: a '.git' component"),
+        std::string::npos);
+    EXPECT_NE(testing::diff_error("diff --git a/x.c b/y.c\nsimilarity index 100%\nrename from x.c\n"
+                                  "rename to ../y.c\n")
+                  .find("line 4: path ../y.c: a '..' component"),
+              std::string::npos);
+    EXPECT_NE(
+        testing::diff_error("diff --git a/x.c b/y.c\ncopy from ../../etc/passwd\ncopy to y.c\n")
+            .find("line 2: path ../../etc/passwd"),
+        std::string::npos);
+    EXPECT_NE(testing::diff_error("diff --git \"a/x\\001.c\" \"b/x\\001.c\"\n")
+                  .find("line 1: path \"x\\001.c\": a NUL or control byte"),
+              std::string::npos);
+}
+
+TEST(UnifiedDiff, SymlinkAndGitlinkModesAreRefusedSayingWhy) {
+    EXPECT_EQ(testing::diff_error("diff --git a/include/evil b/include/evil\nnew file mode 120000\n"
+                                  "--- /dev/null\n+++ b/include/evil\n@@ -0,0 +1 @@\n+/home/ci\n"),
+              "line 2: path include/evil: a symbolic link (mode 120000): ksweep check reads C "
+              "files and has no use for a link, and a link it made could lead later paths out "
+              "of the tree");
+    EXPECT_NE(testing::diff_error("diff --git a/x.c b/x.c\nold mode 100644\nnew mode 120000\n")
+                  .find("line 3: path x.c: a symbolic link"),
+              std::string::npos);
+    EXPECT_NE(testing::diff_error("diff --git a/lib/sub b/lib/sub\nindex 1111111..2222222 160000\n")
+                  .find("line 2: path lib/sub: a gitlink (mode 160000"),
+              std::string::npos);
+    EXPECT_NE(
+        testing::diff_error("diff --git a/l b/l\ndeleted file mode 120000\n").find("symbolic link"),
+        std::string::npos);
+}
+
+TEST(UnifiedDiff, AnErrorInAMailboxNamesTheMessage) {
+    std::string mbox = std::string(kGitPatch) + "\n" + kGitPatch;
+    mbox.replace(mbox.rfind("b/drivers/foo/foo.c\nindex"), 19, "b/../foo/foo.c");
+    EXPECT_EQ(
+        testing::diff_error(mbox).rfind("message 2 (\"[PATCH] foo: wait for the chip to settle\"): "
+                                        "line 35: path ../foo/foo.c: a '..' component",
+                                        0),
+        0u)
+        << testing::diff_error(mbox);
+}
+
+// Bounded work on any input (issue 25): each of these ends in one clear error at once.
+TEST(UnifiedDiff, HostileSizesEndInOneClearError) {
+    EXPECT_EQ(testing::diff_error("--- a/x.c\n+++ b/x.c\n@@ -1,2147483648 +1,2147483648 @@\n a\n"),
+              "line 3: hunk ends early: input ends with 2147483647 old and 2147483647 new "
+              "lines missing");
+    EXPECT_NE(testing::diff_error("--- a/x.c\n+++ b/x.c\n@@ -1,99999999999 +1 @@\n a\n")
+                  .find("malformed hunk header"),
+              std::string::npos);
+    EXPECT_NE(
+        testing::diff_error(std::string(kMaxInputBytes + 1, '\n')).find("larger than the 64 MiB"),
+        std::string::npos);
+    std::string many_lines = "--- a/x.c\n+++ b/x.c\n@@ -1,2000000 +1,2000000 @@\n";
+    for (int i = 0; i < 1100000; ++i)
+        many_lines += " \n";
+    EXPECT_NE(testing::diff_error(many_lines).find("more than 1048576 hunk lines in one input"),
+              std::string::npos);
+    std::string many_mails;
+    for (size_t i = 0; i <= kMaxMessages; ++i)
+        many_mails += "From x Mon Dec  1 00:00:00 2026\nSubject: y\n\n";
+    EXPECT_NE(testing::diff_error(many_mails).find("more than 10000 messages in one input"),
+              std::string::npos);
+}
+
+TEST(UnifiedDiff, ALongLineAndDeepPathsAreRead) {
+    const std::string line(10 << 20, 'x');
+    auto patches = read_patches("--- a/x.c\n+++ b/x.c\n@@ -1 +1 @@\n-a\n+" + line + "\n");
+    EXPECT_EQ(patches.at(0).files.at(0).hunks.at(0).lines.at(1).text.size(), line.size());
+    std::string deep;
+    for (int i = 0; i < 1000; ++i)
+        deep += "d/";
+    EXPECT_EQ(read_patches("--- /dev/null\n+++ b/" + deep + "x.h\n@@ -0,0 +1 @@\n+int x;\n")
+                  .at(0)
+                  .files.at(0)
+                  .new_path,
+              deep + "x.h");
 }
 
 } // namespace

@@ -1,6 +1,7 @@
 // write_series on a small kernel-like repository, with hand-built fix results: the user's
 // checkout is untouched, mails equal git format-patch for the commits made, the cover letter
 // has git's layout, names and prefixes follow the rules.
+#include "series/report.h"
 #include "series/series.h"
 #include "test_repo.h"
 
@@ -445,6 +446,19 @@ TEST_F(SeriesTest, ReportFiguresReachCommitMessageAndCoverLetter) {
     }
     write_file(report, R"({"environment": "x"})");
     EXPECT_THROW(write_series(rule, fix, opts), std::runtime_error);
+}
+
+// A report may come from elsewhere (a lab, a colleague): its files are tree paths, checked.
+TEST(ValidateReportFiles, APathLeavingTheTreeIsRefusedWithItsPlace) {
+    try {
+        parse_report(R"({"format": "ksweep-validate-report", "patches": [{"files":
+            ["drivers/char/tpm/tpm_nsc.c", "../../etc/passwd"], "subject": "x"}]})",
+                     "r.json");
+        ADD_FAILURE() << "a path leaving the tree was read";
+    } catch (const std::runtime_error& e) {
+        EXPECT_EQ(std::string(e.what()), "r.json: patches[0].files[1]: path ../../etc/passwd: a "
+                                         "'..' component leaves the tree");
+    }
 }
 
 } // namespace

@@ -364,4 +364,30 @@ TEST(SweepIndexJson, ReadsBackWhatItWroteAndNamesAWrongField) {
     }
 }
 
+// index.json is read back from the output directory, which anyone may have written: a series
+// name is a folder there (its mails are cleared and written), its files are tree paths.
+TEST(SweepIndexJson, NamesAndFilesThatLeaveTheirPlaceAreRefused) {
+    TempDir dir;
+    const std::string path = dir.path() + "/index.json";
+    auto error = [&](const std::string& series) {
+        write_file(path, "{\"format\": \"ksweep-sweep-index\", \"series\": [" + series + "]}");
+        try {
+            load_index(path);
+        } catch (const std::runtime_error& e) {
+            return std::string(e.what());
+        }
+        return std::string();
+    };
+    EXPECT_EQ(error("{\"name\": \"../../home/ci\", \"change_id\": \"x\"}"),
+              path + ": series[0].name: path ../../home/ci: a '..' component leaves the tree");
+    EXPECT_NE(error("{\"name\": \"iio/x\", \"change_id\": \"x\"}").find("a single name"),
+              std::string::npos);
+    EXPECT_EQ(error("{\"name\": \"iio\", \"change_id\": \"x\", \"patches\": [{\"files\": "
+                    "[\"a.c\", \"/etc/passwd\"]}]}"),
+              path + ": series[0].patches[0].files[1]: path /etc/passwd: an absolute path: a "
+                     "patch names files relative to the tree");
+    write_file(path, "{\"format\": \"ksweep-sweep-index\", \"finished\": [{\"name\": \"..\"}]}");
+    EXPECT_THROW(load_index(path), std::runtime_error);
+}
+
 } // namespace

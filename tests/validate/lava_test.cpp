@@ -249,6 +249,23 @@ std::string load_error(const fs::path& dir, const LavaExpectation& expected) {
     return "";
 }
 
+// A lab's results are outside input: a job directory or one of its files that is a link
+// elsewhere (a secret, /dev/zero) is refused, not read.
+TEST(LavaResults, LinksInTheResultsAreRefused) {
+    TempDir elsewhere("ksweep-lava-elsewhere"), dir("ksweep-lava-links");
+    const fs::path job = lava_run_dir(elsewhere.path(), sample_key(), "pass", 100);
+    fs::create_directory_symlink(job, dir.path() / job.filename());
+    std::string error = load_error(dir.path(), sample_expectation());
+    EXPECT_NE(error.find("is a symbolic link"), std::string::npos) << error;
+
+    const fs::path real = lava_run_dir(dir.path() / "real", sample_key(), "pass", 100);
+    fs::remove(real / "output.yaml");
+    fs::create_symlink("/dev/zero", real / "output.yaml");
+    error = load_error(real, sample_expectation());
+    EXPECT_NE(error.find("path output.yaml: 'output.yaml' is a symbolic link"), std::string::npos)
+        << error;
+}
+
 TEST(LavaResults, ResultsOfAnotherSeriesAreRefusedNamingTheJob) {
     TempDir dir("ksweep-lava-other");
     LavaBootKey key = sample_key();

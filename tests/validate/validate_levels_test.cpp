@@ -2,6 +2,7 @@
 // checkpatch output, warning comparison, the L4 verdict on synthetic timings, and whole runs on
 // a small git repository (a patch that does not apply; a driver the config does not enable).
 #include "../integration/check_tree_6_1.h"
+#include "core/file_io.h"
 #include "kbuild/modules.h"
 #include "require_env.h"
 #include "validate/checkpatch_run.h"
@@ -117,6 +118,35 @@ TEST(SeriesTest, SubjectFilesAndBase) {
     EXPECT_EQ(patch_subject(mail), "tpm: tpm_i2c_nuvoton: a long subject that continues here");
     EXPECT_EQ(patch_files(mail), (std::vector<std::string>{"drivers/x/a.c", "drivers/x/new.h"}));
     EXPECT_EQ(patch_base_commit(mail), "0123456789abcdef0123456789abcdef01234567");
+}
+
+// validate --series reads mails the way ksweep check does: encoded subjects decoded, every
+// path checked, and a patch file that is a link, too large or leaves the tree is refused by
+// name before anything is applied or built.
+TEST(SeriesTest, TheSeriesMailsAreOutsideInput) {
+    ksweep::TempDir dir("ksweep-series-dir");
+    const fs::path series = dir.path() / "series";
+    fs::create_directories(series);
+    const std::string head = "From 1234 Mon Sep 17 00:00:00 2001\n"
+                             "Subject: =?UTF-8?q?=5BPATCH=5D_tpm=3A_M=C3=BCller?=\n\n---\n";
+    std::ofstream(series / "0001.patch") << head << "diff --git a/drivers/x/a.c b/drivers/x/a.c\n";
+    Series read = read_series_dir(series.string());
+    ASSERT_EQ(read.patches.size(), 1u);
+    EXPECT_EQ(read.patches[0].subject, "tpm: M\xc3\xbcller");
+
+    std::ofstream(series / "0002.patch")
+        << head << "diff --git a/../../x/a.c b/../../x/a.c\nnew file mode 100644\n";
+    try {
+        read_series_dir(series.string());
+        ADD_FAILURE() << "a path leaving the tree was read";
+    } catch (const SeriesError& e) {
+        EXPECT_EQ(std::string(e.what()), (series / "0002.patch").string() +
+                                             ": line 5: path ../../x/a.c: a '..' component "
+                                             "leaves the tree");
+    }
+    fs::remove(series / "0002.patch");
+    fs::create_symlink("/dev/zero", series / "0002.patch");
+    EXPECT_THROW(read_series_dir(series.string()), SeriesError);
 }
 
 TEST(CheckpatchTest, CountsAndMessages) {
