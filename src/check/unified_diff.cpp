@@ -234,6 +234,14 @@ class PatchParser {
             file.new_path = unquote(line.substr(line.find(" to ") + 4));
         else if (line.starts_with("Binary files ") || line.starts_with("GIT binary patch"))
             file.binary = true;
+        else if (line.starts_with("index ")) {
+            static const std::regex ids(R"(^index ([0-9a-f]{4,64})\.\.([0-9a-f]{4,64})( .*)?$)");
+            std::match_results<std::string_view::const_iterator> m;
+            if (std::regex_match(line.begin(), line.end(), m, ids)) {
+                file.old_blob = m[1].str();
+                file.new_blob = m[2].str();
+            }
+        }
     }
 
     // A hunk's body is exactly old_count old-side and new_count new-side lines; anything else

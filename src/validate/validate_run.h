@@ -27,6 +27,9 @@ struct ValidateOptions {
     std::string guest_tree;
     std::string headers_dir;    // the tree's build dir; default: resolve_build_dir()
     std::string build_dir_note; // how the caller chose it (kbuild::describe)
+    // Its CONFIG_HZ and where that came from (kbuild::HzChoice::label of choose_hz(0, build)):
+    // the guests' HZ when `hz` is empty.
+    std::string config_hz_label;
     std::string cache_dir;      // default: ~/.cache/ksweep (module builds, scratch repos)
     std::string work_dir;       // scratch clone, snapshots, boot logs; default: a temp dir
     bool keep_work = false;     // keep work_dir afterwards (boot logs); a given work_dir is kept
