@@ -158,7 +158,8 @@ BaseState find_base_state(const std::vector<Patch>& patches, const std::string& 
         evidence.empty() ? "they apply in reverse"
                          : evidence + " is at the post-image its index line names";
     const std::string source =
-        from_git == files ? "from git (the blobs the index lines name)"
+        files == 0          ? "without the files they add"
+        : from_git == files ? "from git (the blobs the index lines name)"
         : from_git == 0   ? "from the hunks applied in reverse (git has not the blobs the index "
                             "lines name)"
                           : "from git for " + std::to_string(from_git) + " of " +
