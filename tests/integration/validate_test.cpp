@@ -8,6 +8,7 @@
 //   driver breaks it, and the report says which requirement, how often and by which variant.
 #include "../series/test_repo.h"
 #include "require_env.h"
+#include "shareable.h"
 
 #include <cstdlib>
 #include <filesystem>
@@ -93,6 +94,15 @@ TEST_F(ValidateOnLinux61, TpmSeriesPassesL1ToL3) {
         EXPECT_EQ(json_query(report, p + "['levels']['L4']['status']"), "skipped");
     }
     EXPECT_FALSE(fs::exists(tree + "/.git")); // the tree was only read
+    // report.md and report.json are shared: the tree by its name, the series relative to the
+    // report's folder, the build dir's HZ with its real source; no path of this machine.
+    expect_shareable_files(out, tree);
+    const std::string md = read_file(out + "/report.md");
+    EXPECT_NE(md.find("- tree: `linux-source-6.1`"), std::string::npos) << md;
+    EXPECT_NE(md.find("- series: `../tpm/linux-tpmdd`"), std::string::npos) << md;
+    EXPECT_NE(md.find("HZ=250 from the config of the installed headers linux-headers-"),
+              std::string::npos)
+        << md;
 }
 
 // --keep-work keeps what it says: the scratch checkout the patches were applied in (it used
@@ -321,6 +331,9 @@ TEST_F(HistoricalNuvoton, LavaWritesOneValidJobPerBootAndAJobWithoutResultsIsRef
                           " \"$j\" || exit 1; done",
                       false);
     EXPECT_EQ(schema.status, 0) << schema.output;
+    // The jobs and their metadata go to a lab: no path of this machine's tree or cache.
+    expect_shareable_files(lava + "/jobs", tree);
+    expect_shareable(read_file(manifest), tree, manifest);
 
     // Results: one job's definition with no result at all.
     std::string results = tmp.path() + "/results";
