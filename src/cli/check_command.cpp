@@ -13,6 +13,7 @@
 #include "cli/tree_paths.h"
 #include "core/file_io.h"
 #include "core/rule.h"
+#include "core/shared_paths.h"
 #include "kbuild/kernel_tree.h"
 
 #include <algorithm>
@@ -220,15 +221,20 @@ int check_command(int argc, char** argv) {
                                  "from headers are not seen\n");
         for (const auto& r : reports)
             for (const auto& note : r.notes)
-                std::fprintf(stderr, "ksweep check: %s\n", note.c_str());
+                std::fprintf(stderr, "ksweep check: %s\n",
+                             with_roots(note, machine_roots(tree)).c_str());
 
-        check::RunInfo run{KSWEEP_VERSION, tree, hz, kernel};
+        // What a bot mails back or a CI page shows: the tree by its name, and no path of this
+        // machine in any line (a patch named by its absolute path inside the tree, say).
+        check::RunInfo run{KSWEEP_VERSION, tree_name(tree), hz, kernel};
+        std::string out;
         if (format == "json")
-            std::fputs(check::format_json(reports, rules, run).c_str(), stdout);
+            out = check::format_json(reports, rules, run);
         else if (format == "sarif")
-            std::fputs(check::format_sarif(reports, rules, run).c_str(), stdout);
+            out = check::format_sarif(reports, rules, run);
         else
-            std::fputs(check::format_text(reports, rules, style).c_str(), stdout);
+            out = check::format_text(reports, rules, style);
+        std::fputs(with_roots(out, machine_roots(tree)).c_str(), stdout);
 
         for (const auto& r : reports)
             if (!r.warnings.empty() || !r.unresolved.empty())

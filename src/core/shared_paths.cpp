@@ -49,6 +49,10 @@ std::string without_roots(std::string text, const std::vector<std::string>& root
     return with_roots(std::move(text), relative);
 }
 
+std::vector<PathRoot> machine_roots(const std::string& tree) {
+    return {{tree, ""}, {cache_dir(), "$KSWEEP_CACHE/"}};
+}
+
 std::string shareable_text(const std::string& text, const std::string& tree,
                            const std::vector<PathRoot>& more) {
     std::vector<PathRoot> roots{{tree, ""}};
@@ -59,6 +63,8 @@ std::string shareable_text(const std::string& text, const std::string& tree,
 }
 
 std::string shareable_path(const std::string& path, const std::string& tree) {
+    if (fs::path(path).is_relative()) // relative already: names nothing of this machine
+        return !tree.empty() && path == tree ? "." : path;
     std::error_code ec;
     const std::string abs = fs::absolute(path, ec).lexically_normal().string() + "/";
     const std::vector<std::string> tops = prefixes_of(tree);
@@ -69,6 +75,14 @@ std::string shareable_path(const std::string& path, const std::string& tree) {
         return path;
     shared.pop_back();
     return shared.empty() ? "." : shared;
+}
+
+std::string tree_name(const std::string& tree) {
+    std::error_code ec;
+    fs::path p = fs::weakly_canonical(fs::absolute(tree, ec), ec);
+    if (p.filename().empty())
+        p = p.parent_path();
+    return p.filename().string();
 }
 
 } // namespace ksweep

@@ -23,13 +23,21 @@ std::string with_roots(std::string text, const std::vector<PathRoot>& roots);
 // with_roots() for every root given as "": the paths under them made relative.
 std::string without_roots(std::string text, const std::vector<std::string>& roots);
 
+// The tree ("" : relative to it) and the cache ("$KSWEEP_CACHE/"): the roots every shared
+// output writes another way.
+std::vector<PathRoot> machine_roots(const std::string& tree);
+
 // A whole message made shareable: paths in the tree relative to it, then those under `more`
 // (an output folder...), in the cache "$KSWEEP_CACHE/...", in ksweep's data directory relative.
 std::string shareable_text(const std::string& text, const std::string& tree = "",
                            const std::vector<PathRoot>& more = {});
 
-// One path as shareable_text() writes it: "." for the tree itself; a path outside them all is
-// kept as given.
+// One path as shareable_text() writes it: "." for the tree itself; a relative path, or one
+// outside them all, is kept as given.
 std::string shareable_path(const std::string& path, const std::string& tree = "");
+
+// The tree as shared outputs name it: its directory's name ("linux", "linux-source-6.1"; the
+// working directory's for ".").
+std::string tree_name(const std::string& tree);
 
 } // namespace ksweep

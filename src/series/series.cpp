@@ -325,7 +325,7 @@ SeriesResult write_series(const Rule& rule, const FixResult& fix, const SeriesOp
     SweepIndex& index = result.index;
     index.rule = rule.name;
     // The tree by its directory's name: the index is shared, this machine's paths are not.
-    index.tree = fs::absolute(opts.tree).lexically_normal().filename().string();
+    index.tree = tree_name(opts.tree);
     index.base = oid_hex(repo.base);
     for (const auto& s : fix.skipped)
         index.left_alone.push_back(

@@ -594,7 +594,7 @@ struct ReportPaths {
     }
 
     ValidationReport shown(ValidationReport report) const {
-        report.tree = fs::path(tree).filename().string();
+        report.tree = tree_name(tree);
         if (!series_shown.empty())
             report.series = series_shown;
         return report;
