@@ -37,7 +37,8 @@ inline void expect_shareable(const std::string& text, const std::string& tree,
         const size_t at = text.find(path);
         if (at == std::string::npos)
             continue;
-        const size_t begin = text.rfind('\n', at) == std::string::npos ? 0 : text.rfind('\n', at) + 1;
+        const size_t begin =
+            text.rfind('\n', at) == std::string::npos ? 0 : text.rfind('\n', at) + 1;
         ADD_FAILURE() << what << " names " << path << ": "
                       << text.substr(begin, text.find('\n', at) - begin);
     }
@@ -47,7 +48,8 @@ inline void expect_shareable(const std::string& text, const std::string& tree,
 inline void expect_shareable_files(const std::string& dir, const std::string& tree) {
     size_t files = 0;
     for (const auto& e : std::filesystem::recursive_directory_iterator(dir)) {
-        if (!e.is_regular_file() || e.path().extension() == ".svg" || e.path().extension() == ".png")
+        if (!e.is_regular_file() || e.path().extension() == ".svg" ||
+            e.path().extension() == ".png")
             continue;
         std::ifstream in(e.path(), std::ios::binary);
         std::ostringstream text;

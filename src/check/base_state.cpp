@@ -154,15 +154,15 @@ BaseState find_base_state(const std::vector<Patch>& patches, const std::string& 
                          e.what() + ")");
     }
     state.holds = true;
-    const std::string why =
-        evidence.empty() ? "they apply in reverse"
-                         : evidence + " is at the post-image its index line names";
+    const std::string why = evidence.empty()
+                                ? "they apply in reverse"
+                                : evidence + " is at the post-image its index line names";
     const std::string source =
         files == 0          ? "without the files they add"
         : from_git == files ? "from git (the blobs the index lines name)"
-        : from_git == 0   ? "from the hunks applied in reverse (git has not the blobs the index "
-                            "lines name)"
-                          : "from git for " + std::to_string(from_git) + " of " +
+        : from_git == 0     ? "from the hunks applied in reverse (git has not the blobs the index "
+                              "lines name)"
+                            : "from git for " + std::to_string(from_git) + " of " +
                               std::to_string(files) + " files, the rest from the hunks reversed";
     state.said = "tree state: the tree already holds the patches (" + why +
                  "): checked against their pre-image " + source;

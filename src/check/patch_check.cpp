@@ -346,8 +346,7 @@ std::string PatchRun::parse_failure(const Subject& s, const ScanResult& after,
     return "the semantic parse of " + s.path + " failed (" + error + "); " + fix;
 }
 
-std::string PatchRun::unresolved_why(const Subject& s, const ScanResult& after,
-                                     const Finding& f) {
+std::string PatchRun::unresolved_why(const Subject& s, const ScanResult& after, const Finding& f) {
     if (!options_.semantic)
         return "the semantic engine is off (--lexical-only): run without it to resolve macros "
                "and enums from headers";

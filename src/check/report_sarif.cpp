@@ -115,7 +115,7 @@ std::string format_sarif(const std::vector<InputReport>& reports, const std::vec
     // scanning resolves %SRCROOT% to the repository's checkout.
     OrderedJson src_root{
         {"description", OrderedJson{{"text", "the root of the kernel tree the patches were "
-                                              "checked against"}}}};
+                                             "checked against"}}}};
     OrderedJson one_run{{"tool", OrderedJson{{"driver", driver(rules, run)}}},
                         {"originalUriBaseIds", OrderedJson{{"%SRCROOT%", std::move(src_root)}}},
                         {"results", std::move(results)}};

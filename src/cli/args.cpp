@@ -12,8 +12,8 @@ ArgParser::ArgParser(std::string command, std::string synopsis, std::string desc
     : command_(std::move(command)), synopsis_(std::move(synopsis)),
       description_(std::move(description)) {}
 
-void ArgParser::add(std::string name, std::string metavar, std::string help,
-                    std::function<bool(const std::string&)> set, bool takes_value) {
+void ArgParser::add(std::string name, std::string metavar, std::string help, bool takes_value,
+                    std::function<bool(const std::string&)> set) {
     Spec spec;
     spec.name = std::move(name);
     spec.metavar = std::move(metavar);
@@ -24,48 +24,41 @@ void ArgParser::add(std::string name, std::string metavar, std::string help,
 }
 
 void ArgParser::flag(std::string name, bool* out, std::string help) {
-    add(std::move(name), "", std::move(help), [out](const std::string&) { return *out = true; },
-        false);
+    add(std::move(name), "", std::move(help), false,
+        [out](const std::string&) { return *out = true; });
 }
 
 void ArgParser::option(std::string name, std::string* out, std::string metavar, std::string help) {
-    add(std::move(name), std::move(metavar), std::move(help),
-        [out](const std::string& v) {
-            *out = v;
-            return true;
-        },
-        true);
+    add(std::move(name), std::move(metavar), std::move(help), true, [out](const std::string& v) {
+        *out = v;
+        return true;
+    });
 }
 
 void ArgParser::option(std::string name, int* out, std::string metavar, std::string help) {
-    add(std::move(name), std::move(metavar), std::move(help),
-        [out](const std::string& v) {
-            auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), *out);
-            return ec == std::errc() && p == v.data() + v.size();
-        },
-        true);
+    add(std::move(name), std::move(metavar), std::move(help), true, [out](const std::string& v) {
+        auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), *out);
+        return ec == std::errc() && p == v.data() + v.size();
+    });
 }
 
 void ArgParser::repeated(std::string name, std::vector<std::string>* out, std::string metavar,
                          std::string help) {
-    add(std::move(name), std::move(metavar), std::move(help),
-        [out](const std::string& v) {
-            out->push_back(v);
-            return true;
-        },
-        true);
+    add(std::move(name), std::move(metavar), std::move(help), true, [out](const std::string& v) {
+        out->push_back(v);
+        return true;
+    });
 }
 
 void ArgParser::flag_with_value(std::string name, bool* given, std::string* value,
                                 std::string metavar, std::string help,
                                 std::function<bool(const std::string&)> is_value) {
-    add(std::move(name), std::move(metavar), std::move(help),
+    add(std::move(name), std::move(metavar), std::move(help), false,
         [given, value](const std::string& v) {
             *given = true;
             *value = v;
             return true;
-        },
-        false);
+        });
     specs_.back().value_only_attached = true;
     specs_.back().is_value = std::move(is_value);
 }

@@ -47,10 +47,10 @@ class ArgParser {
         bool takes_value = false;
         bool value_only_attached = false;                 // flag_with_value
         std::function<bool(const std::string&)> is_value; // flag_with_value's next argument
-        std::string deprecated_for;       // "": a current name
+        std::string deprecated_for;                       // "": a current name
     };
-    void add(std::string name, std::string metavar, std::string help,
-             std::function<bool(const std::string&)> set, bool takes_value);
+    void add(std::string name, std::string metavar, std::string help, bool takes_value,
+             std::function<bool(const std::string&)> set);
     const Spec* find(const std::string& name) const;
 
     std::string command_, synopsis_, description_;

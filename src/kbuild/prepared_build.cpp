@@ -290,7 +290,8 @@ BuildDir make_build_dir(const BuildDirRequest& request, const std::string& tree,
     } catch (const std::runtime_error& e) {
         throw BuildDirError(e.what());
     }
-    BuildDir build = found(BuildDir::Kind::Made, entry.dir.string(), "made by ksweep with the tree's kbuild", version);
+    BuildDir build = found(BuildDir::Kind::Made, entry.dir.string(),
+                           "made by ksweep with the tree's kbuild", version);
     build.config_source = config_source;
     if (!entry.made_now)
         return build;

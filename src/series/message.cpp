@@ -152,8 +152,7 @@ size_t fixed_sites(const MessageContext& ctx) {
 } // namespace
 
 std::string model_label(const MessageContext& ctx) {
-    return "sleep model, " +
-           (ctx.hz_label.empty() ? "HZ=" + std::to_string(ctx.hz) : ctx.hz_label);
+    return "sleep model, " + (ctx.hz_label.empty() ? "HZ=" + std::to_string(ctx.hz) : ctx.hz_label);
 }
 
 std::string timers_advice(const MessageContext& ctx) {

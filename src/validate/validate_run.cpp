@@ -541,11 +541,11 @@ ValidationReport run_validation(const ValidateOptions& options) {
     report.guest_hz_source = "as given with --guest-hz";
     if (report.guest_hz.empty()) {
         report.guest_hz = {report.config_hz > 0 ? report.config_hz : 250};
-        report.guest_hz_source =
-            report.config_hz > 0 && !config_hz_label.empty()
-                ? "the build dir's CONFIG_HZ: " + config_hz_label
-                : report.config_hz > 0 ? "the build dir's CONFIG_HZ"
-                                       : "ksweep's default: no config states HZ (give --guest-hz)";
+        report.guest_hz_source = report.config_hz > 0 && !config_hz_label.empty()
+                                     ? "the build dir's CONFIG_HZ: " + config_hz_label
+                                 : report.config_hz > 0
+                                     ? "the build dir's CONFIG_HZ"
+                                     : "ksweep's default: no config states HZ (give --guest-hz)";
     }
 
     ValidateOptions effective = options;

@@ -30,9 +30,9 @@ struct ValidateOptions {
     // Its CONFIG_HZ and where that came from (kbuild::HzChoice::label of choose_hz(0, build)):
     // the guests' HZ when `hz` is empty.
     std::string config_hz_label;
-    std::string cache_dir;      // default: ~/.cache/ksweep (module builds, scratch repos)
-    std::string work_dir;       // scratch clone, snapshots, boot logs; default: a temp dir
-    bool keep_work = false;     // keep work_dir afterwards (boot logs); a given work_dir is kept
+    std::string cache_dir;  // default: ~/.cache/ksweep (module builds, scratch repos)
+    std::string work_dir;   // scratch clone, snapshots, boot logs; default: a temp dir
+    bool keep_work = false; // keep work_dir afterwards (boot logs); a given work_dir is kept
     // LAVA, --series only: with lava_dir every L4 boot becomes a job in it (lava_export.h)
     // instead of booting here; with lava_results the boots are read back (lava_results.h).
     std::string lava_dir, lava_artifacts_url;

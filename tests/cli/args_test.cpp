@@ -138,12 +138,11 @@ TEST(ArgParser, HelpIsWrappedWithItsIndentation) {
                   "line long enough to be wrapped at least once more");
     parser.option("-o", &value, "DIR", "short");
     const std::string help = parser.options_help();
-    EXPECT_EQ(help,
-              "  --lava-artifacts-where URL\n"
-              "                           where the lab fetches DIR/artifacts from (default\n"
-              "                           file://DIR/artifacts), a line long enough to be\n"
-              "                           wrapped at least once more\n"
-              "  -o DIR                   short\n");
+    EXPECT_EQ(help, "  --lava-artifacts-where URL\n"
+                    "                           where the lab fetches DIR/artifacts from (default\n"
+                    "                           file://DIR/artifacts), a line long enough to be\n"
+                    "                           wrapped at least once more\n"
+                    "  -o DIR                   short\n");
 }
 
 } // namespace

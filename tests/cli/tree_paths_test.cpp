@@ -1,5 +1,4 @@
 #include "cli/tree_paths.h"
-
 #include "core/file_io.h"
 #include "test_files.h"
 
@@ -19,7 +18,8 @@ using Paths = std::vector<std::string>;
 class TreePaths : public ::testing::Test {
   protected:
     void SetUp() override {
-        ksweep::test::write_file(tree_ + "/Makefile", "VERSION = 6\nPATCHLEVEL = 1\nSUBLEVEL = 0\n");
+        ksweep::test::write_file(tree_ + "/Makefile",
+                                 "VERSION = 6\nPATCHLEVEL = 1\nSUBLEVEL = 0\n");
         ksweep::test::write_file(tree_ + "/drivers/char/tpm/tpm_tis.c", "int x;\n");
         ksweep::test::write_file(tree_ + "/drivers/char/tpm/Kconfig", "config TCG_TIS\n");
         ksweep::test::write_file(tree_ + "/include/linux/delay.h", "\n");
@@ -53,9 +53,9 @@ TEST_F(TreePaths, NoArgumentsNoPaths) {
 
 // `fix TREE ../outside/foo.c` once diffed, and with --force wrote, a file outside the tree.
 TEST_F(TreePaths, APathThatLeavesTheTreeIsRefused) {
-    for (const std::string& path : {std::string("../outside/foo.c"),
-                                    dir_.path().string() + "/outside/foo.c",
-                                    std::string("drivers/../../outside/foo.c")}) {
+    for (const std::string& path :
+         {std::string("../outside/foo.c"), dir_.path().string() + "/outside/foo.c",
+          std::string("drivers/../../outside/foo.c")}) {
         try {
             tree_relative_paths(tree_, {path});
             ADD_FAILURE() << path << " accepted";
@@ -95,9 +95,9 @@ TEST_F(TreePaths, ASubdirectoryGivenAsTreeGetsDidYouMean) {
         require_tree_top("fix", tree_ + "/drivers/char/tpm");
         ADD_FAILURE() << "accepted";
     } catch (const UsageError& e) {
-        EXPECT_NE(std::string(e.what()).find("did you mean 'ksweep fix " + tree_ +
-                                             " drivers/char/tpm'?"),
-                  std::string::npos)
+        EXPECT_NE(
+            std::string(e.what()).find("did you mean 'ksweep fix " + tree_ + " drivers/char/tpm'?"),
+            std::string::npos)
             << e.what();
     }
     try {

@@ -1,8 +1,7 @@
-#include "core/shared_paths.h"
-
 #include "core/cache_dir.h"
 #include "core/data_dir.h"
 #include "core/file_io.h"
+#include "core/shared_paths.h"
 
 #include <filesystem>
 #include <gtest/gtest.h>

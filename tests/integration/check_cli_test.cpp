@@ -207,9 +207,9 @@ TEST(CheckCli, FormatPatchAtTheTipAndOnTheBaseGiveTheSameVerdict) {
     ksweep::test::TempDir dir;
     const std::string repo = repo_with_the_series(dir);
     const std::string mbox = dir.path() + "/series.mbox";
-    ASSERT_EQ(run("cd " + quote(repo) + " && git format-patch --stdout HEAD~2.. > " + quote(mbox))
-                  .status,
-              0);
+    ASSERT_EQ(
+        run("cd " + quote(repo) + " && git format-patch --stdout HEAD~2.. > " + quote(mbox)).status,
+        0);
     const std::string gate =
         std::string(KSWEEP_BINARY) + " check " + quote(repo) + " --terse - < " + quote(mbox);
     auto tip = run(gate + " 2>" + quote(dir.path() + "/tip.err"), false);

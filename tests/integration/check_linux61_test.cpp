@@ -131,9 +131,8 @@ TEST_F(CheckOnLinux61, AnUnusableBuildDirIsAnUnresolvedCheckNotAPass) {
 // before the patch, so a patch that does not compile is told so, not sent to --build-dir; a
 // name nothing defines is named. Every form of the output names no path of this machine.
 TEST_F(CheckOnLinux61, APatchThatDoesNotCompileIsToldSoInEveryFormWithoutMachinePaths) {
-    const std::string broken =
-        patch_replacing("\t\ttpm_msleep(TPM_TIMEOUT);",
-                        "\t\tundeclared_var = 1;\n\t\tmsleep(TPM_TIMEOUT_POLL);");
+    const std::string broken = patch_replacing(
+        "\t\ttpm_msleep(TPM_TIMEOUT);", "\t\tundeclared_var = 1;\n\t\tmsleep(TPM_TIMEOUT_POLL);");
     auto text = check(quote(broken));
     EXPECT_EQ(text.status, 1) << text.output;
     EXPECT_NE(text.output.find("CHECK: msleep(TPM_TIMEOUT_POLL): TPM_TIMEOUT_POLL could not be "
@@ -155,9 +154,8 @@ TEST_F(CheckOnLinux61, APatchThatDoesNotCompileIsToldSoInEveryFormWithoutMachine
               std::string::npos)
         << notes.output;
 
-    auto undefined =
-        check(quote(patch_replacing("\t\ttpm_msleep(TPM_TIMEOUT);",
-                                    "\t\tmsleep(TPM_NOWHERE_DEFINED_MS);")));
+    auto undefined = check(quote(
+        patch_replacing("\t\ttpm_msleep(TPM_TIMEOUT);", "\t\tmsleep(TPM_NOWHERE_DEFINED_MS);")));
     EXPECT_EQ(undefined.status, 1) << undefined.output;
     EXPECT_NE(undefined.output.find("TPM_NOWHERE_DEFINED_MS is not defined in the tree (the "
                                     "headers drivers/char/tpm/tpm_tis_core.c includes) nor by "

@@ -88,9 +88,9 @@ TEST_F(FixCli, APathOutsideTheTreeIsRefusedAndNothingIsWritten) {
     const std::string text = read(fs::path(KSWEEP_FIXTURES) / "fix/literal.c");
     std::ofstream(outside / "foo.c") << text;
     const std::string rel = "../" + outside.filename().string() + "/foo.c";
-    for (const std::string& args : {"'" + tree_.string() + "' " + rel,
-                                    "--in-place --force '" + tree_.string() + "' " + rel,
-                                    "'" + tree_.string() + "' '" + (outside / "foo.c").string() + "'"}) {
+    for (const std::string& args :
+         {"'" + tree_.string() + "' " + rel, "--in-place --force '" + tree_.string() + "' " + rel,
+          "'" + tree_.string() + "' '" + (outside / "foo.c").string() + "'"}) {
         const test::CommandResult r =
             run(std::string(KSWEEP_BINARY) + " fix --lexical-only " + args + " 2>&1");
         EXPECT_EQ(r.status, 2) << args << "\n" << r.output;
@@ -103,13 +103,13 @@ TEST_F(FixCli, APathOutsideTheTreeIsRefusedAndNothingIsWritten) {
 
 TEST_F(FixCli, AFileThatIsNotCAndASubdirectoryAsTreeAreBadUsage) {
     std::ofstream(tree_ / "drivers/misc/Kconfig") << "config MISC_FOO\n";
-    auto kconfig = run(std::string(KSWEEP_BINARY) + " fix '" + tree_.string() +
-                       "' drivers/misc/Kconfig 2>&1");
+    auto kconfig =
+        run(std::string(KSWEEP_BINARY) + " fix '" + tree_.string() + "' drivers/misc/Kconfig 2>&1");
     EXPECT_EQ(kconfig.status, 2) << kconfig.output;
     EXPECT_NE(kconfig.output.find("drivers/misc/Kconfig: not a C file"), std::string::npos)
         << kconfig.output;
-    auto sub = run(std::string(KSWEEP_BINARY) + " fix '" + (tree_ / "drivers/misc").string() +
-                   "' 2>&1");
+    auto sub =
+        run(std::string(KSWEEP_BINARY) + " fix '" + (tree_ / "drivers/misc").string() + "' 2>&1");
     EXPECT_EQ(sub.status, 2) << sub.output;
     EXPECT_NE(sub.output.find("did you mean 'ksweep fix " + tree_.string() + " drivers/misc'?"),
               std::string::npos)

@@ -246,12 +246,10 @@ std::pair<int, std::string> ksweep_cli(const std::string& args) {
 TEST(QemuGuestCli, AnHzKconfigDoesNotOfferIsAUsageError) {
     auto [status, output] = ksweep_cli("guest --guest-hz 500");
     EXPECT_EQ(status, 2);
-    EXPECT_NE(output.find("--guest-hz must be 100, 250, 300 or 1000"), std::string::npos)
-        << output;
+    EXPECT_NE(output.find("--guest-hz must be 100, 250, 300 or 1000"), std::string::npos) << output;
     std::tie(status, output) = ksweep_cli("guest --hz 500");
     EXPECT_EQ(status, 2);
-    EXPECT_NE(output.find("--hz is deprecated: it is now --guest-hz"), std::string::npos)
-        << output;
+    EXPECT_NE(output.find("--hz is deprecated: it is now --guest-hz"), std::string::npos) << output;
     std::tie(status, output) = ksweep_cli("validate --series /tmp --guest-hz 250,250 /tmp");
     EXPECT_EQ(status, 2);
     EXPECT_NE(output.find("--guest-hz 250,250: a list of 100, 250, 300, 1000 (each once)"),

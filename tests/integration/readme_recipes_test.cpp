@@ -98,11 +98,11 @@ class ReadmeRecipes : public ::testing::Test {
             return;
         }
         const std::string scratch = m[1];
-        const std::string base = trim_newline(
-            run("git --git-dir=" + quote(scratch) +
-                    " for-each-ref --format='%(objectname)' refs/ksweep/base/",
-                false)
-                .output);
+        const std::string base =
+            trim_newline(run("git --git-dir=" + quote(scratch) +
+                                 " for-each-ref --format='%(objectname)' refs/ksweep/base/",
+                             false)
+                             .output);
         checkout = dir->path() + "/linux";
         // A sparse checkout of what these recipes read: kbuild's top files, the headers, the
         // TPM drivers, the tree's sleep API and timers document; the build dir is Debian's
@@ -200,8 +200,7 @@ std::string ReadmeRecipes::checkout, ReadmeRecipes::setup_error;
 TEST_F(ReadmeRecipes, OnYourOwnTreeThenInCiAndWithB4) {
     run_section(
         "On your own tree",
-        {{"ksweep scan . drivers/char/tpm/st33zp24",
-          {0, {"st33zp24\\.c", "TPM_TIMEOUT"}}},
+        {{"ksweep scan . drivers/char/tpm/st33zp24", {0, {"st33zp24\\.c", "TPM_TIMEOUT"}}},
          {"ksweep fix . drivers/char/tpm/st33zp24 > st33zp24.diff",
           {0,
            {"ksweep fix: tpm_msleep\\(\\) for [0-9]+ sites? in [0-9]+ files?: the subsystem's own "
@@ -209,9 +208,9 @@ TEST_F(ReadmeRecipes, OnYourOwnTreeThenInCiAndWithB4) {
            [](const Outcome&) {
                const std::string diff = read_file(checkout + "/st33zp24.diff");
                EXPECT_NE(diff.find("+\t\ttpm_msleep(TPM_TIMEOUT);"), std::string::npos) << diff;
-               EXPECT_EQ(run("cd " + quote(checkout) + " && git status --porcelain -uno", false)
-                             .output,
-                         "")
+               EXPECT_EQ(
+                   run("cd " + quote(checkout) + " && git status --porcelain -uno", false).output,
+                   "")
                    << "fix wrote into the checkout";
            }}},
          {"ksweep series -o ../tpm-series . drivers/char/tpm/st33zp24",
@@ -219,8 +218,7 @@ TEST_F(ReadmeRecipes, OnYourOwnTreeThenInCiAndWithB4) {
            {"series linux-tpmdd \\(change-id", "next: read the mails",
             "ksweep validate --series \\.\\./tpm-series/linux-tpmdd"},
            [](const Outcome&) {
-               for (const auto& e :
-                    fs::recursive_directory_iterator(dir->path() + "/tpm-series")) {
+               for (const auto& e : fs::recursive_directory_iterator(dir->path() + "/tpm-series")) {
                    if (!e.is_regular_file())
                        continue;
                    const std::string text = read_file(e.path().string());
@@ -229,8 +227,7 @@ TEST_F(ReadmeRecipes, OnYourOwnTreeThenInCiAndWithB4) {
            }}},
          {"git branch --list 'ksweep/*'", {0, {"ksweep/msleep_small-[0-9]{8}"}}},
          {"ksweep check . ../tpm-series/linux-tpmdd",
-          {0,
-           {"has no small sleeps", "tree state: the patches apply to the tree, their base"}}}});
+          {0, {"has no small sleeps", "tree state: the patches apply to the tree, their base"}}}});
 
     run_git(checkout, "checkout -q work");
     Outcome tip_pipe;
@@ -255,7 +252,11 @@ TEST_F(ReadmeRecipes, OnYourOwnTreeThenInCiAndWithB4) {
                ASSERT_TRUE(doc.is_object()) << sarif;
                const ksweep::Json& run0 = doc.at("runs").at(0);
                EXPECT_TRUE(run0.at("originalUriBaseIds").contains("%SRCROOT%")) << sarif;
-               EXPECT_EQ(run0.at("results").at(0).at("locations").at(0).at("physicalLocation")
+               EXPECT_EQ(run0.at("results")
+                             .at(0)
+                             .at("locations")
+                             .at(0)
+                             .at("physicalLocation")
                              .at("artifactLocation")
                              .at("uriBaseId"),
                          "%SRCROOT%");
@@ -264,14 +265,12 @@ TEST_F(ReadmeRecipes, OnYourOwnTreeThenInCiAndWithB4) {
          {"ksweep check . ../tpm-series/linux-tpmdd",
           {0, {"has no small sleeps", "tree state: the patches apply to the tree"}}},
          {"git config b4.prep-perpatch-check-cmd \"ksweep check --terse --showfile\"",
-          {0,
-           {},
-           [](const Outcome&) {
+          {0, {}, [](const Outcome&) {
                // What `b4 prep --check` then does: each patch of the branch on the command's
                // stdin, in the checkout (the tree at the tip holds it).
-               const Outcome b4 = run_in_checkout(
-                   "git format-patch --stdout -1 HEAD | sh -c \"$(git config "
-                   "b4.prep-perpatch-check-cmd)\"");
+               const Outcome b4 =
+                   run_in_checkout("git format-patch --stdout -1 HEAD | sh -c \"$(git config "
+                                   "b4.prep-perpatch-check-cmd)\"");
                EXPECT_EQ(b4.status, 1) << b4.out << b4.err;
                EXPECT_NE(b4.out.find("drivers/char/tpm/tpm_tis_core.c:142: WARNING: "
                                      "msleep(TPM_TIMEOUT) < 20ms"),

@@ -115,15 +115,16 @@ TEST_F(SeriesCli, TheDefaultRulesAreASweepEachAndNeverShareAFile) {
               std::string::npos)
         << err;
     EXPECT_FALSE(fs::exists(out + "/short_jiffy_sleeps/linux-watchdog")) << r.output;
-    const std::string mail = read_file(
-        out + "/linux-staging/0001-hwmon-lm99-Use-usleep_range-for-short-sleeps.patch");
+    const std::string mail =
+        read_file(out + "/linux-staging/0001-hwmon-lm99-Use-usleep_range-for-short-sleeps.patch");
     EXPECT_NE(mail.find("Signed-off-by: Test Maintainer <test@example.org>"), std::string::npos)
         << mail;
     // And it ends with what to do next.
     EXPECT_NE(r.output.find("next: read the mails, prove each series, then send it"),
               std::string::npos)
         << r.output;
-    EXPECT_NE(r.output.find("git send-email --dry-run " + out + "/short_jiffy_sleeps/linux-staging/*.patch"),
+    EXPECT_NE(r.output.find("git send-email --dry-run " + out +
+                            "/short_jiffy_sleeps/linux-staging/*.patch"),
               std::string::npos)
         << r.output;
 }

@@ -141,10 +141,12 @@ TEST_F(Tree612, SeriesPassesL1ToL3InTheTreesOwnBuildDir) {
     const std::string label =
         "HZ=250 from allmodconfig (the build dir ksweep made; the tree has no .config)";
     EXPECT_NE(made.output.find(label), std::string::npos) << made.output;
-    const std::string mail = ksweep::test::read_file(
-        ksweep::test::only_series_dir(series) + "/0001-tpm-st33zp24-Use-tpm_msleep-for-short-sleeps.patch");
-    EXPECT_NE(std::regex_replace(mail, std::regex("\\s+"), " ").find("(sleep model, " + label + ")"),
-              std::string::npos)
+    const std::string mail =
+        ksweep::test::read_file(ksweep::test::only_series_dir(series) +
+                                "/0001-tpm-st33zp24-Use-tpm_msleep-for-short-sleeps.patch");
+    EXPECT_NE(
+        std::regex_replace(mail, std::regex("\\s+"), " ").find("(sleep model, " + label + ")"),
+        std::string::npos)
         << mail;
     EXPECT_NE(json_string(root, "build_dir_note").find(label), std::string::npos)
         << json_string(root, "build_dir_note");

@@ -117,7 +117,8 @@ TEST(ValidateCli, BadUsageExitsTwoNamingTheOption) {
     const std::pair<std::string, std::string> cases[] = {
         {"--series /nonexistent/series " + quote(tree), "--series /nonexistent/series: no such "
                                                         "directory"},
-        {"--series " + quote(series) + " --levels 5 " + quote(tree), "--levels 5: a list of levels"},
+        {"--series " + quote(series) + " --levels 5 " + quote(tree),
+         "--levels 5: a list of levels"},
         {"--series " + quote(series) + " --guest-hz 7 " + quote(tree), "--guest-hz 7: a list of"},
         {"--series " + quote(series) + " --boots 0 " + quote(tree), "--boots 0: 1 to 50"},
         {quote(tree), "give the series: --series DIR or --git RANGE"},
@@ -129,9 +130,8 @@ TEST(ValidateCli, BadUsageExitsTwoNamingTheOption) {
     for (const auto& [args, said] : cases) {
         auto r = run(ksweep("validate " + args));
         EXPECT_EQ(r.status, 2) << args << "\n" << r.output;
-        EXPECT_NE(r.output.find("ksweep validate: " + said), std::string::npos)
-            << args << "\n"
-            << r.output;
+        EXPECT_NE(r.output.find("ksweep validate: " + said), std::string::npos) << args << "\n"
+                                                                                << r.output;
         EXPECT_EQ(r.output.find("PASSED"), std::string::npos) << r.output;
         EXPECT_EQ(r.output.find("FAILED"), std::string::npos) << r.output;
     }

@@ -102,8 +102,7 @@ TEST(FixEditKinds, AConvertedMacroWithoutAUnitCommentGetsOne) {
         {"QUUX_SELFTEST_DELAY", {2, Resolution::Macro, ""}},
         {"QUUX_POWERON_DELAY", {50, Resolution::Macro, ""}},
     };
-    const Fixed r =
-        fix_fixture(rule, "macro_usec_uncommented.c", "drivers/misc/quux.c", values);
+    const Fixed r = fix_fixture(rule, "macro_usec_uncommented.c", "drivers/misc/quux.c", values);
     dump("macro_usec_uncommented.c", r.fix.fixed);
     EXPECT_EQ(r.fix.fixed, read_fixture("macro_usec_uncommented.expected.c"));
     EXPECT_EQ(r.fix.sites.size(), 2u);
