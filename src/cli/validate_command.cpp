@@ -134,7 +134,7 @@ int validate_command(int argc, char** argv) {
                   "where the lab fetches DIR/artifacts from (default file://DIR/artifacts)");
     parser.option("--lava-results", &lava_results, "DIR[,DIR...]",
                   "L4 from LAVA: the boots' results (lava-run output or lava-server export)");
-    parser.positionals(&positionals, 1);
+    parser.positionals(&positionals, 0); // TREE missing is said below, naming it
     if (auto exit = parser.parse(argc, argv))
         return *exit;
 
@@ -160,9 +160,11 @@ int validate_command(int argc, char** argv) {
     std::error_code ec;
     if (!series_dir.empty() && !std::filesystem::is_directory(series_dir, ec))
         return usage("--series " + series_dir + ": no such directory");
-    if (positionals.size() != 1)
+    if (positionals.empty())
+        return usage("TREE missing: the kernel tree the series applies to");
+    if (positionals.size() > 1)
         return usage("one TREE, not " + std::to_string(positionals.size()) + " (" +
-                     (positionals.empty() ? std::string("none") : positionals.back()) + ")");
+                     positionals.back() + " too)");
     try {
         require_tree_top("validate", positionals[0]);
     } catch (const UsageError& e) {

@@ -122,8 +122,9 @@ TEST(ValidateCli, BadUsageExitsTwoNamingTheOption) {
         {"--series " + quote(series) + " --guest-hz 7 " + quote(tree), "--guest-hz 7: a list of"},
         {"--series " + quote(series) + " --boots 0 " + quote(tree), "--boots 0: 1 to 50"},
         {quote(tree), "give the series: --series DIR or --git RANGE"},
-        {"--series " + quote(series) + " --git HEAD " + quote(tree), "exclude each other"},
-        {"--series " + quote(series), "one TREE, not 0"},
+        {"--series " + quote(series) + " --git HEAD " + quote(tree),
+         "--series and --git exclude each other"},
+        {"--series " + quote(series), "TREE missing"},
         {"--series " + quote(series) + " --lava x --lava-results y " + quote(tree),
          "--lava and --lava-results exclude each other"},
     };
