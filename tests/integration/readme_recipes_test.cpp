@@ -266,8 +266,9 @@ TEST_F(ReadmeRecipes, OnYourOwnTreeThenInCiAndWithB4) {
           {0, {"has no small sleeps", "tree state: the patches apply to the tree"}}},
          {"git config b4.prep-perpatch-check-cmd \"ksweep check --terse --showfile\"",
           {0, {}, [](const Outcome&) {
-               // What `b4 prep --check` then does: each patch of the branch on the command's
-               // stdin, in the checkout (the tree at the tip holds it).
+               // What `b4 prep --check` then does (b4 0.14 on; Debian 12's b4 is 0.12, without
+               // it): each patch of the branch on the command's stdin, in the checkout (the
+               // tree at the tip holds it).
                const Outcome b4 =
                    run_in_checkout("git format-patch --stdout -1 HEAD | sh -c \"$(git config "
                                    "b4.prep-perpatch-check-cmd)\"");
