@@ -28,7 +28,7 @@ test: build
 # L4 through LAVA (lava-run on this machine) against local L4, on the demo's Nuvoton patch;
 # needs lava-dispatcher and one `make demo`. 4-5 min on 2 cores at load 10 (2026-12-02).
 test-lava: tools
-	@command -v lava-run >/dev/null || sudo apt-get install -y --no-install-recommends lava-dispatcher
+	@command -v lava-run >/dev/null || scripts/setup.sh lava-dispatcher
 	@tests/integration/lava_e2e.sh
 
 demo: tools

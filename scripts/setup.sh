@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # Idempotent setup for ksweep: installs the Debian packages the build, the tests and the demo
-# need, and unpacks Debian's Linux 6.1 source once into a cache outside the repository.
+# need, and unpacks Debian's Linux 6.1 and 6.12 sources once into a cache outside the repository.
 # Safe to run again: it installs only what is missing and never re-unpacks a complete tree.
+# Arguments: further packages a make target needs (make test-lava: lava-dispatcher).
+# Debian moves its kernel packages on to new point releases: the 6.1 source, headers and image
+# are kept at one version (brought up together when they differ), and a source of a new
+# version replaces the unpacked tree of the old one whole (setup's marker names the version).
 set -euo pipefail
 
 cache=${KSWEEP_CACHE:-$HOME/.cache/ksweep}
@@ -20,7 +24,19 @@ packages=(
     nlohmann-json3-dev                           # every JSON ksweep writes and reads
     clang-format-14 clang-tidy-14                # the lint tests (and run-clang-tidy-14)
     lava-common                                  # LAVA job schema: the --lava jobs are checked
+    "$@"
 )
+
+sudo_cmd=""
+[ "$(id -u)" -eq 0 ] || sudo_cmd=sudo
+updated=""
+apt_install() { # packages...
+    if [ -z "$updated" ]; then
+        $sudo_cmd apt-get update -qq
+        updated=1
+    fi
+    DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "$@"
+}
 
 missing=()
 for p in "${packages[@]}"; do
@@ -28,26 +44,37 @@ for p in "${packages[@]}"; do
 done
 if [ ${#missing[@]} -gt 0 ]; then
     echo "setup: installing ${missing[*]}"
-    sudo_cmd=""
-    [ "$(id -u)" -eq 0 ] || sudo_cmd=sudo
-    $sudo_cmd apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}"
+    apt_install "${missing[@]}"
 fi
 
-# Image, headers and source must be one version, or modules built here will not match the
-# kernel the guest boots.
-src_ver=$(dpkg-query -W -f='${Version}' linux-source-6.1)
-img_pkg=$(dpkg-query -W -f='${Depends}' linux-image-amd64 | grep -o 'linux-image-[^ ,]*' | head -1)
-hdr_pkg=$(dpkg-query -W -f='${Depends}' linux-headers-amd64 | grep -o 'linux-headers-[^ ,]*' | head -1)
-img_ver=$(dpkg-query -W -f='${Version}' "$img_pkg")
-hdr_ver=$(dpkg-query -W -f='${Version}' "$hdr_pkg")
+# Image, headers and source must be one version, or modules built against the headers will not
+# match the source they were built from.
+depends_on() { # metapackage, prefix: the versioned package it installs
+    dpkg-query -W -f='${Depends}' "$1" | grep -o "$2-[^ ,]*" | head -1
+}
+kernel_versions() { # "source image headers"
+    echo "$(dpkg-query -W -f='${Version}' linux-source-6.1)" \
+        "$(dpkg-query -W -f='${Version}' "$(depends_on linux-image-amd64 linux-image)")" \
+        "$(dpkg-query -W -f='${Version}' "$(depends_on linux-headers-amd64 linux-headers)")"
+}
+read -r src_ver img_ver hdr_ver < <(kernel_versions)
 if [ "$src_ver" != "$img_ver" ] || [ "$src_ver" != "$hdr_ver" ]; then
-    echo "setup: version mismatch: linux-source-6.1 $src_ver, $img_pkg $img_ver, $hdr_pkg $hdr_ver" >&2
-    exit 1
+    # One of them was installed earlier and Debian has moved on since: bring all three to the
+    # archive's current version together.
+    echo "setup: linux-source-6.1 $src_ver, image $img_ver, headers $hdr_ver differ: upgrading them together"
+    apt_install linux-source-6.1 linux-image-amd64 linux-headers-amd64
+    read -r src_ver img_ver hdr_ver < <(kernel_versions)
+    if [ "$src_ver" != "$img_ver" ] || [ "$src_ver" != "$hdr_ver" ]; then
+        echo "setup: version mismatch after upgrading: linux-source-6.1 $src_ver, image $img_ver," \
+            "headers $hdr_ver (the archive itself differs; try again after its next update)" >&2
+        exit 1
+    fi
 fi
+img_pkg=$(depends_on linux-image-amd64 linux-image)
+hdr_pkg=$(depends_on linux-headers-amd64 linux-headers)
 
 # Each source package unpacked once; the marker is written last, so an interrupted unpack is
-# redone, never trusted.
+# redone, never trusted, and a new version replaces the old tree whole (never unpacked over it).
 unpack() { # package, directory
     local ver
     ver=$(dpkg-query -W -f='${Version}' "$1")

@@ -10,6 +10,8 @@
 #include "cli/output.h"
 #include "cli/rule_options.h"
 #include "core/data_dir.h"
+#include "core/file_io.h"
+#include "core/sha256.h"
 #include "core/rule.h"
 #include "guest/guest_benchmark.h"
 #include "rewrite/fixer.h"
@@ -61,14 +63,38 @@ std::string shell_quote(const std::string& s) {
     return out + "'";
 }
 
+// What the demo tree is made of: the unpacked source (setup's `.ksweep-unpacked-<version>`
+// marker, so a new Debian point release gets a new demo tree, never the old one's files) and the
+// historical script. Empty when the source has no marker (a tree setup did not unpack).
+std::string demo_tree_key(const fs::path& source, const std::string& script) {
+    std::string marker;
+    for (const auto& e : fs::directory_iterator(source))
+        if (e.path().filename().string().rfind(".ksweep-unpacked-", 0) == 0)
+            marker = e.path().filename().string();
+    Sha256 key;
+    key.update(marker.empty() ? source.string() : marker);
+    key.update(read_file(script).value_or(""));
+    return to_hex(key.finish()).substr(0, 16);
+}
+
 // The demo tree: hard links to the cached 6.1 source (cheap, read-only use), except the
 // nuvoton driver, which is a new file with the historical content, so the cached source is
-// never written through a shared inode. Made once and reused.
+// never written through a shared inode. Made once per source version and script, reused; a
+// demo tree of another key is removed (its links pin a source setup has replaced).
 std::string prepare_demo_tree(const guest::GuestEnvironment& env, const StepLog& log) {
-    fs::path dir = fs::path(env.cache_dir) / "demo" / "linux-source-6.1-nuvoton-2017";
+    const std::string name = "linux-source-6.1-nuvoton-2017";
+    std::string script = data_file("tests/historical/nuvoton_pre_v4_12.sh");
+    fs::path parent = fs::path(env.cache_dir) / "demo";
+    fs::path dir = parent / (name + "-" + demo_tree_key(env.tree, script));
     fs::path ready = dir / ".ksweep-demo-ready";
     if (fs::exists(ready))
         return dir.string();
+    if (fs::exists(parent))
+        for (const auto& e : fs::directory_iterator(parent))
+            if (e.path() != dir && e.path().filename().string().rfind(name, 0) == 0) {
+                log("removing the demo tree of an earlier source or script: " + e.path().string());
+                fs::remove_all(e.path());
+            }
     log("preparing the demo tree " + dir.string() + " (hard links to the 6.1 source)");
     fs::remove_all(dir);
     fs::create_directories(dir.parent_path());
@@ -76,7 +102,6 @@ std::string prepare_demo_tree(const guest::GuestEnvironment& env, const StepLog&
         throw std::runtime_error("cannot make the demo tree with cp -al in " + dir.string());
     fs::path target = dir / kNuvoton;
     fs::path historical = target.string() + ".pre-v4.12";
-    std::string script = data_file("tests/historical/nuvoton_pre_v4_12.sh");
     if (run("bash " + shell_quote(script) + " " +
             shell_quote((fs::path(env.tree) / kNuvoton).string()) + " " +
             shell_quote(historical.string())) != 0)

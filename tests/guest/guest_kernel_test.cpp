@@ -56,7 +56,7 @@ void write(const fs::path& path, const std::vector<char>& bytes) {
 
 struct GuestKernelTest : ::testing::Test {
     TempDir dir{"ksweep-guest-kernel"};
-    fs::path vmlinuz() const { return dir.path() / "vmlinuz-6.1.0-99-amd64"; }
+    fs::path vmlinuz() const { return dir.path() / "vmlinuz-6.1.0-0-test"; }
     fs::path pvh_elf() const { return dir.path() / "pvh.elf"; }
 
     void SetUp() override {

@@ -2,8 +2,11 @@
 // line of ~/.cache/ksweep/env (written by scripts/setup.sh); "" if neither.
 #pragma once
 
+#include <array>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <memory>
 #include <string>
 
 namespace ksweep::test {
@@ -17,6 +20,22 @@ inline std::string tree_from_env(const std::string& name) {
         if (line.rfind(name + "=", 0) == 0)
             return line.substr(name.size() + 1);
     return "";
+}
+
+// The tree's version as its own kbuild says it (`make -s kernelversion`): tests assert against
+// this, never against a release written into the test, since Debian moves its packages on.
+inline std::string tree_kernel_version(const std::string& tree) {
+    std::string command = "make -s --no-print-directory -C '" + tree + "' kernelversion 2>/dev/null";
+    std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(command.c_str(), "r"), pclose);
+    if (!pipe)
+        return "";
+    std::string out;
+    std::array<char, 128> buffer{};
+    while (fgets(buffer.data(), buffer.size(), pipe.get()))
+        out += buffer.data();
+    while (!out.empty() && (out.back() == '\n' || out.back() == '\r'))
+        out.pop_back();
+    return out;
 }
 
 inline std::string tree_6_1() {

@@ -7,16 +7,22 @@
 set -eu
 here=$(cd "$(dirname "$0")/../.." && pwd)
 ksweep=${KSWEEP:-$here/build/src/cli/ksweep}
-tree=${KSWEEP_CACHE:-$HOME/.cache/ksweep}/demo/linux-source-6.1-nuvoton-2017
+# The demo's tree, keyed by the source's version (ksweep demo makes it; the newest one).
+tree=$(ls -dt "${KSWEEP_CACHE:-$HOME/.cache/ksweep}"/demo/linux-source-6.1-nuvoton-2017-* 2>/dev/null | head -1)
 n=${LAVA_EXTENDS:-200} boots=${LAVA_BOOTS:-2}
-[ -f "$tree/drivers/char/tpm/tpm_i2c_nuvoton.c" ] || { echo "no $tree: run make demo once" >&2; exit 1; }
+[ -n "$tree" ] && [ -f "$tree/drivers/char/tpm/tpm_i2c_nuvoton.c" ] ||
+    { echo "test-lava: no demo tree in ${KSWEEP_CACHE:-$HOME/.cache/ksweep}/demo: run make demo once" >&2; exit 1; }
 command -v lava-run >/dev/null || { echo "no lava-run: apt-get install lava-dispatcher" >&2; exit 1; }
 work=$(mktemp -d /tmp/ksweep-lava-e2e.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 
-"$ksweep" series --signoff 'T <t@example.org>' -o "$work/series" "$tree" \
+"$ksweep" series --signoff='T <t@example.org>' -o "$work/sweep" "$tree" \
     drivers/char/tpm/tpm_i2c_nuvoton.c >/dev/null
-common="--series $work/series --levels 1,4 -n $n --boots $boots"
+# series writes one folder per maintainer tree (OUT/<series>/): the driver's is the only one.
+set -- "$work"/sweep/*/
+[ $# -eq 1 ] && [ -d "$1" ] || { echo "test-lava: expected one series in $work/sweep, found: $*" >&2; exit 1; }
+series=${1%/}
+common="--series $series --levels 1,4 -n $n --boots $boots"
 # Each step's progress goes to a log, shown when the step fails.
 step() {
     log=$work/$1.log

@@ -155,7 +155,7 @@ TEST(PreparedBuildTest, AConfigFileIsItsOwnBuildDir) {
 TEST(PreparedBuildTest, ABuildDirOfAnotherVersionIsAnErrorThatSaysWhatToDo) {
     Trees t;
     fs::path other = t.scratch.path() / "headers-6.1";
-    write_file(other / "Makefile", makefile_version(6, 1, 192));
+    write_file(other / "Makefile", makefile_version(6, 1, 9));
     BuildDirRequest r = t.request();
     r.build_dir = other.string();
     try {
@@ -163,7 +163,7 @@ TEST(PreparedBuildTest, ABuildDirOfAnotherVersionIsAnErrorThatSaysWhatToDo) {
         FAIL() << "a version mismatch must throw";
     } catch (const BuildDirError& e) {
         std::string what = e.what();
-        EXPECT_NE(what.find("6.1.192"), std::string::npos) << what;
+        EXPECT_NE(what.find("6.1.9"), std::string::npos) << what;
         EXPECT_NE(what.find("6.12.7"), std::string::npos) << what;
         EXPECT_NE(what.find("leave --build-dir out"), std::string::npos) << what;
     }

@@ -394,7 +394,7 @@ TEST_F(SeriesTest, TreeOutsideGitGetsACachedScratchRepository) {
 TEST_F(SeriesTest, ReportFiguresReachCommitMessageAndCoverLetter) {
     std::string report = tmp.path() + "/report.json";
     write_file(report, R"({"format": "ksweep-validate-report", "format_version": 1,
-        "passed": true, "kernel_release": "6.1.0-57-amd64", "config_hz": 250,
+        "passed": true, "kernel_release": "6.1.0-0-test", "config_hz": 250,
         "started_at": "2026-12-01T04:00:00Z",
         "patches": [{"number": 3, "files": ["drivers/char/tpm/tpm_nsc.c"], "passed": true,
           "levels": {"L2": {"status": "passed"}, "L1": {"status": "passed"},
@@ -408,7 +408,7 @@ TEST_F(SeriesTest, ReportFiguresReachCommitMessageAndCoverLetter) {
     std::string flat = std::regex_replace(msg, std::regex("\\s+"), " ");
     // Labelled with its source: which report of which run, by file name (never a local path).
     EXPECT_NE(flat.find("Measured by ksweep validate (report report.json of "
-                        "2026-12-01T04:00:00Z) in QEMU with Linux 6.1.0-57-amd64 (HZ=250) and "
+                        "2026-12-01T04:00:00Z) in QEMU with Linux 6.1.0-0-test (HZ=250) and "
                         "an emulated "
                         "device for tpm_nsc: the median TPM2_PCR_Extend round trip through "
                         "/dev/tpm0 went from 24.0 ms to 2.7 ms (200 extends per boot, 3 and 3 "

@@ -1,6 +1,7 @@
 // Level logic of `ksweep validate` without QEMU: kbuild module resolution, series reading,
 // checkpatch output, warning comparison, the L4 verdict on synthetic timings, and whole runs on
 // a small git repository (a patch that does not apply; a driver the config does not enable).
+#include "../integration/check_tree_6_1.h"
 #include "kbuild/modules.h"
 #include "require_env.h"
 #include "validate/checkpatch_run.h"
@@ -389,8 +390,8 @@ TEST_F(ValidateRunTest, GitRangeIsValidatedFromItsFirstCommit) {
 // L3 for real: an obj-m module built against Debian's headers before and after a patch that
 // adds an unused variable. The new warning fails the level; the baseline built clean.
 TEST_F(ValidateRunTest, NewCompilerWarningFailsL3) {
-    const char* headers = std::getenv("KSWEEP_HEADERS");
-    std::string headers_dir = headers ? headers : "/usr/src/linux-headers-6.1.0-57-amd64";
+    // Setup's headers, as it recorded them: never a Debian ABI number written here.
+    std::string headers_dir = ksweep::test::tree_from_env("KSWEEP_HEADERS");
     if (!fs::exists(fs::path(headers_dir) / "Makefile"))
         KSWEEP_SKIP_OR_FAIL("no prepared kernel headers (scripts/setup.sh installs them)");
     write(tree_ / "drivers/misc/kfoo/Makefile", "obj-m += kfoo.o\n");
