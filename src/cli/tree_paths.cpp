@@ -70,6 +70,8 @@ std::optional<std::string> kernel_tree_top(const std::string& dir) {
 void require_tree_top(const std::string& command, const std::string& tree,
                       const std::vector<std::string>& paths) {
     std::error_code ec;
+    if (!fs::exists(tree, ec))
+        throw UsageError("TREE " + tree + ": no such directory");
     if (!fs::is_directory(tree, ec))
         throw UsageError("TREE " + tree + " is not a directory");
     if (kbuild::read_kernel_version(tree))

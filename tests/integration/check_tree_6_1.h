@@ -25,7 +25,8 @@ inline std::string tree_from_env(const std::string& name) {
 // The tree's version as its own kbuild says it (`make -s kernelversion`): tests assert against
 // this, never against a release written into the test, since Debian moves its packages on.
 inline std::string tree_kernel_version(const std::string& tree) {
-    std::string command = "make -s --no-print-directory -C '" + tree + "' kernelversion 2>/dev/null";
+    std::string command =
+        "make -s --no-print-directory -C '" + tree + "' kernelversion 2>/dev/null";
     std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(command.c_str(), "r"), pclose);
     if (!pipe)
         return "";

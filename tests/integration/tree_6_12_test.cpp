@@ -122,7 +122,7 @@ TEST_F(Tree612, SeriesPassesL1ToL3InTheTreesOwnBuildDir) {
     ksweep::test::TempDir dir;
     std::string series = dir.path() + "/tpm";
     auto made = ksweep("series --signoff 'Test Maintainer <test@example.org>' -o " + quote(series) +
-                       " " + quote(tree_) + " drivers/char/tpm");
+                       " " + quote(tree_) + " drivers/char/tpm 2>&1");
     ASSERT_EQ(made.status, 0) << made.output;
     std::string out = dir.path() + "/report";
     auto v = run(std::string(KSWEEP_BINARY) + " validate --series " +

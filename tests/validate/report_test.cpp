@@ -82,14 +82,12 @@ TEST(ReportTest, OneRowPerGuestHzWithItsKernelAndRatio) {
     EXPECT_NE(md.find("HZ 250, 1000 (--hz), release 6.12.7"), std::string::npos) << md;
     EXPECT_NE(md.find("### Patch 1, tpm_i2c_nuvoton: per HZ"), std::string::npos) << md;
     EXPECT_TRUE(std::regex_search(
-        md,
-        std::regex(
-            R"(\| 250 \| 6\.12\.7 \| 250 \| [0-9.]+ ms \| [0-9.]+ ms \| median ratio 0\.11x)")))
+        md, std::regex(
+                R"(\| 250 \| 6\.12\.7 \| 250 \| [0-9.]+ ms \| [0-9.]+ ms \| median ratio 0\.11x)")))
         << md;
     EXPECT_TRUE(std::regex_search(
-        md,
-        std::regex(
-            R"(\| 1000 \| 6\.12\.7 \| 1000 \| [0-9.]+ ms \| [0-9.]+ ms \| median ratio 0\.3)")))
+        md, std::regex(
+                R"(\| 1000 \| 6\.12\.7 \| 1000 \| [0-9.]+ ms \| [0-9.]+ ms \| median ratio 0\.3)")))
         << md;
     EXPECT_NE(md.find("### Patch 1, tpm_i2c_nuvoton in QEMU, HZ=1000"), std::string::npos);
 
