@@ -43,7 +43,7 @@ std::vector<Rule> RuleOptions::load() const {
 
 std::string RuleOptions::settle(std::vector<Rule>& rules, const std::string& command,
                                 const std::string& sources, bool say) {
-    const std::string said = settle_targets(rules, sources);
+    std::string said = settle_targets(rules, sources);
     if (!said.empty() && say)
         std::fprintf(stderr, "ksweep %s: %s\n", command.c_str(), said.c_str());
     return said;

@@ -50,7 +50,8 @@ struct ReportFiles {
     std::vector<std::string> pngs;   // rendered with rsvg-convert when it is installed
 };
 
-// Writes report.md, report.json and patch-<N>-<driver>.svg (+ .png) into `dir`.
-ReportFiles write_report_files(const ValidationReport& report, const std::string& dir);
+// Writes report.md, report.json and patch-<N>-<driver>.svg (+ .png) into `dir`, their paths
+// made shareable: the tree by its name, the series relative to `dir`, nothing of this machine.
+ReportFiles write_report_files(const ValidationReport& full, const std::string& dir);
 
 } // namespace ksweep::validate

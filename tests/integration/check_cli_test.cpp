@@ -159,7 +159,7 @@ TEST(CheckCli, JsonAndSarifParse) {
 // A copy of the fixture tree that already holds `patch` (applied with git apply): the tree a CI
 // job checks out at the tip of a branch.
 std::string tree_holding(const ksweep::test::TempDir& dir, const std::string& patch) {
-    const std::string copy = dir.path() + "/" + fs::path(patch).stem().string();
+    std::string copy = dir.path() + "/" + fs::path(patch).stem().string();
     fs::copy(kTree, copy, fs::copy_options::recursive);
     auto applied = run("cd " + quote(copy) + " && git apply " + quote(patch));
     EXPECT_EQ(applied.status, 0) << patch << ": " << applied.output;
