@@ -9,6 +9,7 @@
 #include "check/site_diff.h"
 #include "check/tree_state.h"
 #include "core/file_io.h"
+#include "core/shared_paths.h"
 #include "core/strings.h"
 #include "core/tree_path.h"
 #include "kbuild/kernel_tree.h"
@@ -40,17 +41,6 @@ constexpr size_t kMaxChangedFiles = 256;
 
 bool is_c_source(const std::string& path) {
     return path.ends_with(".c") || path.ends_with(".h");
-}
-
-// The scanner names definitions tree-relative when they are inside the tree it was given;
-// through the shadow tree's symlinks a definition may come back as a real-tree path.
-std::string tree_relative(std::string where, const std::string& tree) {
-    std::string prefix = fs::absolute(tree).lexically_normal().string();
-    if (!prefix.ends_with('/'))
-        prefix += '/';
-    if (where.starts_with(prefix))
-        where.erase(0, prefix.size());
-    return where;
 }
 
 std::string line_of(const std::string& text, unsigned line) {
@@ -114,8 +104,11 @@ class PatchRun {
 
     Warning warning(const Subject& s, const ScanResult& after, const NewSite& site);
     void locate(const Subject& s, const Finding& f, bool on_added_line, Warning& w) const;
-    std::string parse_failure(const Subject& s, const ScanResult& after) const;
-    std::string unresolved_why(const Subject& s, const ScanResult& after, const Finding& f) const;
+    std::string first_error(const ScanResult& scan) const;
+    bool parsed_before(const Subject& s);
+    std::string parse_failure(const Subject& s, const ScanResult& after,
+                              const std::string& constants);
+    std::string unresolved_why(const Subject& s, const ScanResult& after, const Finding& f);
     std::string advice_text(const std::string& path, const Advice& a) const;
     const DiffLine* added_line(const std::string& path, unsigned line) const;
 
@@ -133,6 +126,7 @@ class PatchRun {
     std::set<std::string> changed_in_headers_;
     std::map<std::string, std::set<std::string>> defined_before_;
     std::map<std::string, bool> same_definitions_; // same directives and enums before and after
+    std::map<std::string, bool> parsed_before_;    // parsed_before(), per file
     bool touches_headers_ = false;
 };
 
@@ -150,7 +144,7 @@ ScanResult PatchRun::scan(const TreeState& state, const std::string& path, const
     ScanResult r = scan_buffer(rule_, o, path, text);
     for (auto* list : {&r.findings, &r.macro_uses})
         for (Finding& f : *list)
-            f.defined_at = tree_relative(tree_relative(f.defined_at, o.tree), options_.tree);
+            f.defined_at = without_roots(f.defined_at, {o.tree, options_.tree});
     return r;
 }
 
@@ -325,34 +319,58 @@ std::string PatchRun::advice_text(const std::string& path, const Advice& a) cons
     return text;
 }
 
-std::string PatchRun::parse_failure(const Subject& s, const ScanResult& after) const {
-    std::string error = after.errors.empty() ? "" : after.errors.front();
+// The scanner's first error without its "lexical results kept" preamble, its paths relative to
+// the tree (or the shadow of it this state was parsed in): nothing of this machine's in it.
+std::string PatchRun::first_error(const ScanResult& scan) const {
+    std::string error = scan.errors.empty() ? "" : scan.errors.front();
     const std::string kept = "lexical results kept: ";
     if (size_t at = error.find(kept); at != std::string::npos)
         error.erase(0, at + kept.size());
-    // Paths in the compiler's words, tree-relative as everywhere else.
-    for (const std::string& root : {after_.scan_root(), options_.tree}) {
-        const std::string prefix = fs::absolute(root).lexically_normal().string() + "/";
-        for (size_t at; (at = error.find(prefix)) != std::string::npos;)
-            error.erase(at, prefix.size());
+    return shareable_text(without_roots(error, {after_.scan_root(), before_.scan_root()}),
+                          options_.tree);
+}
+
+// Whether the file parses before the patch, the same way: when it does and the patched file
+// does not, the patch is what fails to compile, not the build dir. Asked only after a failed
+// parse, once per file.
+bool PatchRun::parsed_before(const Subject& s) {
+    if (!s.before)
+        return false;
+    auto [it, fresh] = parsed_before_.emplace(s.path, false);
+    if (fresh)
+        it->second = scan(before_, s.old_path, *s.before, true).files_fallback == 0;
+    return it->second;
+}
+
+std::string PatchRun::parse_failure(const Subject& s, const ScanResult& after,
+                                    const std::string& constants) {
+    const std::string error = first_error(after);
+    if (parsed_before(s)) {
+        static const std::regex undeclared(R"(undeclared identifier '([A-Za-z_0-9]+)')");
+        std::smatch m;
+        for (const std::string& name : split_words(constants))
+            if (std::regex_search(error, m, undeclared) && m[1] == trim(name, ", "))
+                return m[1].str() + " is not defined in the tree (the headers " + s.path +
+                       " includes) nor by the patch (" + error + ")";
+        return "the patch does not compile: " + error;
     }
     const std::string fix =
         options_.build_dir.empty()
             ? "give --build-dir DIR, a prepared build of this tree (make O=DIR allmodconfig "
               "prepare) or the matching /usr/src/linux-headers-<version>"
-            : "the flags for " + options_.build_dir +
-                  " do not parse it: give --build-dir a prepared build of this tree, or put a "
+            : "the build dir's flags do not parse it (" +
+                  std::string(s.before ? "before the patch either" : "a new file") +
+                  "): give --build-dir a prepared build of this tree, or put a "
                   "compile_commands.json in it";
     return "the semantic parse of " + s.path + " failed (" + error + "); " + fix;
 }
 
-std::string PatchRun::unresolved_why(const Subject& s, const ScanResult& after,
-                                     const Finding& f) const {
+std::string PatchRun::unresolved_why(const Subject& s, const ScanResult& after, const Finding& f) {
     if (!options_.semantic)
         return "the semantic engine is off (--lexical-only): run without it to resolve macros "
                "and enums from headers";
     if (after.files_fallback > 0)
-        return parse_failure(s, after);
+        return parse_failure(s, after, constant_names(f.argument));
     if (f.inactive)
         return "the configuration does not compile it; give --build-dir a build whose .config "
                "enables it";
@@ -446,7 +464,7 @@ void PatchRun::check_subject(const Subject& s, InputReport& report,
     // Without a parse, the calls that macros expand to were not seen: say so.
     if (after->scan.files_fallback > 0 && s.path.ends_with(".c"))
         report.notes.push_back("calls through macros not checked: " +
-                               parse_failure(s, after->scan));
+                               parse_failure(s, after->scan, ""));
     std::vector<NewSite> sites = new_sites(rule_, after->scan, before, added, changed);
     // A macro use whose call is itself reported here (a new #define and its uses) is that
     // warning already.

@@ -15,7 +15,7 @@ constexpr const char* kSchema = "https://json.schemastore.org/sarif-2.1.0.json";
 constexpr const char* kHelpUri = "https://docs.kernel.org/timers/timers-howto.html";
 
 OrderedJson artifact_location(const Finding& f) {
-    return OrderedJson{{"uri", f.file}, {"uriBaseId", "SRCROOT"}};
+    return OrderedJson{{"uri", f.file}, {"uriBaseId", "%SRCROOT%"}};
 }
 
 OrderedJson location(const Finding& f) {
@@ -110,9 +110,14 @@ std::string format_sarif(const std::vector<InputReport>& reports, const std::vec
     for (const auto& input : reports)
         for (const Warning* w : in_input_order(input))
             results.push_back(result(rules, *w, w->level == "CHECK"));
-    OrderedJson src_root{{"uri", "file://" + run.tree + (run.tree.ends_with('/') ? "" : "/")}};
+    // No uri: the root is wherever the tree is checked out, never this machine's path (a
+    // base id without one is left for the consumer to resolve, SARIF 3.14.14); GitHub's code
+    // scanning resolves %SRCROOT% to the repository's checkout.
+    OrderedJson src_root{
+        {"description", OrderedJson{{"text", "the root of the kernel tree the patches were "
+                                             "checked against"}}}};
     OrderedJson one_run{{"tool", OrderedJson{{"driver", driver(rules, run)}}},
-                        {"originalUriBaseIds", OrderedJson{{"SRCROOT", std::move(src_root)}}},
+                        {"originalUriBaseIds", OrderedJson{{"%SRCROOT%", std::move(src_root)}}},
                         {"results", std::move(results)}};
     const OrderedJson document{{"$schema", kSchema},
                                {"version", "2.1.0"},

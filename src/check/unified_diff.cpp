@@ -252,6 +252,12 @@ class PatchParser {
             const std::vector<std::string> words = split_words(line.substr(6));
             if (words.size() > 1)
                 check_mode(words[1]);
+            static const std::regex ids(R"(^index ([0-9a-f]{4,64})\.\.([0-9a-f]{4,64})( .*)?$)");
+            std::match_results<std::string_view::const_iterator> m;
+            if (std::regex_match(line.begin(), line.end(), m, ids)) {
+                file.old_blob = m[1].str();
+                file.new_blob = m[2].str();
+            }
         } else if (line.starts_with("rename from ") || line.starts_with("copy from ")) {
             file.old_path = checked(unquote(line.substr(line.find(" from ") + 6)), at_.number());
             file.copy = line.starts_with("copy ");

@@ -34,6 +34,8 @@ struct FileDiff {
     std::string new_path; // tree-relative; empty when the file is deleted
     bool binary = false;
     bool copy = false; // "copy from/to": the old file stays
+    // git's "index <old>..<new>" blob ids (abbreviated hex); empty without that line.
+    std::string old_blob, new_blob;
     unsigned header_line = 0;
     std::vector<Hunk> hunks;
 

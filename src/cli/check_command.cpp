@@ -2,6 +2,7 @@
 // checkpatch.pl prints its warnings (or as JSON / SARIF). Exit 0 clean, 1 warnings or calls it
 // could not evaluate (a gate never says clean about what it could not check), 2 input that is
 // not a patch or does not apply.
+#include "check/base_state.h"
 #include "check/git_range.h"
 #include "check/patch_check.h"
 #include "check/report_format.h"
@@ -9,8 +10,11 @@
 #include "cli/commands.h"
 #include "cli/rule_options.h"
 #include "cli/tree_build.h"
+#include "cli/tree_paths.h"
 #include "core/file_io.h"
 #include "core/rule.h"
+#include "core/shared_paths.h"
+#include "kbuild/kernel_tree.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -63,17 +67,45 @@ std::string stdin_name(const std::string& text) {
     return name;
 }
 
+// The first positional is TREE when it is a directory that is not a series folder: a kernel
+// tree, or a directory without *.patch files (a stand-in tree).
+bool is_tree_argument(const std::string& name) {
+    std::error_code ec;
+    if (name == "-" || !std::filesystem::is_directory(name, ec))
+        return false;
+    if (kbuild::read_kernel_version(name))
+        return true;
+    for (const auto& e : std::filesystem::directory_iterator(name, ec))
+        if (e.path().extension() == ".patch")
+            return false;
+    return true;
+}
+
+// Every patch of the inputs, in order; none when one does not parse (the check says why).
+std::vector<check::Patch> all_patches(const std::vector<std::string>& names,
+                                      const std::map<std::string, std::string>& texts) {
+    std::vector<check::Patch> all;
+    try {
+        for (const auto& name : names)
+            for (auto& patch : check::read_patches(texts.at(name)))
+                all.push_back(std::move(patch));
+    } catch (const check::DiffError&) {
+        return {};
+    }
+    return all;
+}
+
 } // namespace
 
 int check_command(int argc, char** argv) {
-    std::string tree = ".", format = "text", git_range;
+    std::string tree, format = "text", git_range;
     RuleOptions rule_options;
     TreeBuildOptions tree_build;
     bool lexical_only = false;
     check::TextStyle style;
     bool no_summary = false;
     std::vector<std::string> inputs;
-    ArgParser args("check", "[options] [PATCH|MBOX|DIR|-]... | --git RANGE",
+    ArgParser args("check", "[options] [TREE] [PATCH|MBOX|DIR|-]... | [TREE] --git RANGE",
                    "Reports the short sleeps a patch brings in (msleep() below 20 ms and the\n"
                    "other rules' calls): added calls, and calls\n"
                    "made small by what it redefines (in the file or a header), resolving macros\n"
@@ -82,9 +114,11 @@ int check_command(int argc, char** argv) {
                    "checkpatch.pl writes it (b4 prep-perpatch-check-cmd: 'ksweep check --terse\n"
                    "--no-summary --mailback --showfile -'), JSON or SARIF. A call whose constant\n"
                    "could not be evaluated is a CHECK:MSLEEP_UNRESOLVED saying why.\n"
+                   "TREE (default: .) may be the patches' base or already hold them (a branch\n"
+                   "at its tip): then they are checked against their pre-image from git.\n"
                    "Exit status: 0 clean, 1 warnings or unresolved checks, 2 bad input (does\n"
                    "not parse or apply).");
-    args.option("--tree", &tree, "DIR", "tree the patches apply to (default: .)");
+    args.option("--tree", &tree, "TREE", "the tree, as the first argument gives it (default: .)");
     args.option("--git", &git_range, "RANGE",
                 "check the commits of RANGE (A..B, or one commit) of the git tree");
     rule_options.add_to(args);
@@ -101,6 +135,12 @@ int check_command(int argc, char** argv) {
     if (auto rc = args.parse(argc, argv))
         return *rc;
     style.summary = !no_summary;
+    if (tree.empty() && !inputs.empty() && is_tree_argument(inputs.front())) {
+        tree = inputs.front();
+        inputs.erase(inputs.begin());
+    }
+    if (tree.empty())
+        tree = ".";
     if (format != "text" && format != "json" && format != "sarif") {
         std::fprintf(stderr, "ksweep check: --format must be text, json or sarif, not '%s'\n",
                      format.c_str());
@@ -113,7 +153,7 @@ int check_command(int argc, char** argv) {
     if (git_range.empty() && inputs.empty()) {
         if (isatty(STDIN_FILENO)) {
             std::fprintf(stderr, "usage: ksweep check %s (see --help)\n",
-                         "[options] [PATCH|MBOX|DIR|-]... | --git RANGE");
+                         "[options] [TREE] [PATCH|MBOX|DIR|-]... | [TREE] --git RANGE");
             return 2;
         }
         inputs.push_back("-");
@@ -143,6 +183,15 @@ int check_command(int argc, char** argv) {
         }
 
     try {
+        require_tree_top("check", tree);
+        // A tree at the tip of a branch already holds its patches: their base comes from git.
+        check::Overlay base;
+        if (git_range.empty()) {
+            check::BaseState state = check::find_base_state(all_patches(expanded, texts), tree);
+            if (!state.said.empty())
+                std::fprintf(stderr, "ksweep check: %s\n", state.said.c_str());
+            base = std::move(state.base);
+        }
         std::vector<Rule> rules = rule_options.load();
         TreeBuild build = resolve_tree_build("check", tree, tree_build, !lexical_only);
         RuleOptions::settle(rules, "check", build.sources_of(tree));
@@ -164,7 +213,7 @@ int check_command(int argc, char** argv) {
                 continue;
             }
             // Patch files given together are a series: each applies on top of the ones before.
-            check::Overlay overlay;
+            check::Overlay overlay = base;
             for (const auto& name : expanded) {
                 check::CheckInput input{name, name, texts.at(name), check::tree_reader(tree)};
                 if (name == "-")
@@ -180,20 +229,27 @@ int check_command(int argc, char** argv) {
                                  "from headers are not seen\n");
         for (const auto& r : reports)
             for (const auto& note : r.notes)
-                std::fprintf(stderr, "ksweep check: %s\n", note.c_str());
+                std::fprintf(stderr, "ksweep check: %s\n",
+                             with_roots(note, machine_roots(tree)).c_str());
 
-        check::RunInfo run{KSWEEP_VERSION, tree, hz, kernel};
+        // What a bot mails back or a CI page shows: the tree by its name, and no path of this
+        // machine in any line (a patch named by its absolute path inside the tree, say).
+        check::RunInfo run{KSWEEP_VERSION, tree_name(tree), hz, kernel};
+        std::string out;
         if (format == "json")
-            std::fputs(check::format_json(reports, rules, run).c_str(), stdout);
+            out = check::format_json(reports, rules, run);
         else if (format == "sarif")
-            std::fputs(check::format_sarif(reports, rules, run).c_str(), stdout);
+            out = check::format_sarif(reports, rules, run);
         else
-            std::fputs(check::format_text(reports, rules, style).c_str(), stdout);
+            out = check::format_text(reports, rules, style);
+        std::fputs(with_roots(out, machine_roots(tree)).c_str(), stdout);
 
         for (const auto& r : reports)
             if (!r.warnings.empty() || !r.unresolved.empty())
                 return 1;
         return 0;
+    } catch (const UsageError& e) {
+        std::fprintf(stderr, "ksweep check: %s\n", e.what());
     } catch (const RuleError& e) {
         std::fprintf(stderr, "ksweep check: %s\n", e.what());
     } catch (const kbuild::BuildDirError& e) {

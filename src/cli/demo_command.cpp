@@ -191,10 +191,14 @@ int demo_command(int argc, char** argv) {
     args.positionals(&none, 0);
     if (auto rc = args.parse(argc, argv))
         return *rc;
-    if (!none.empty() || boots < 1 || extends < 1) {
-        std::fprintf(stderr, "ksweep demo: takes no TREE; --boots and -n must be positive\n");
-        return 2;
-    }
+    for (const auto& [bad, what] :
+         {std::pair{!none.empty(), "takes no TREE: it runs on Debian's 6.1 tree, KSWEEP_TREE_6_1"},
+          std::pair{boots < 1, "--boots must be 1 or more"},
+          std::pair{extends < 1, "-n must be 1 or more"}})
+        if (bad) {
+            std::fprintf(stderr, "ksweep demo: %s\n", what);
+            return 2;
+        }
     if (out_dir.empty())
         out_dir = "patches/demo-" + timestamp();
     if (fs::exists(out_dir)) {

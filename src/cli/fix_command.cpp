@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -63,6 +64,40 @@ void write_file(const fs::path& path, const std::string& text) {
     }
     fs::permissions(tmp, fs::status(path).permissions());
     fs::rename(tmp, path);
+}
+
+// One line per target the fix wrote, with why: the subsystem's own helper where the rule
+// names one the file sees, else the rule's target (settled from the tree when it is auto).
+void print_targets(const FixResult& result, const std::string& auto_said) {
+    struct Use {
+        size_t sites = 0;
+        std::set<std::string> files;
+        std::string why;
+    };
+    std::map<std::string, Use> uses; // "tpm_msleep()", "usleep_range()", "fsleep()"
+    for (const FileFix& f : result.files)
+        for (const SiteOutcome& site : f.sites) {
+            if (!site.fixed)
+                continue;
+            std::string target, why;
+            if (f.helper && site.replacement.starts_with(f.helper->name + "(")) {
+                target = f.helper->name + "()";
+                why = "the subsystem's own millisecond sleep (" + f.helper->defined_at +
+                      "), which the rule names for this path; --no-helpers writes the rule's "
+                      "target instead";
+            } else {
+                target = site.replacement.starts_with("fsleep(") ? "fsleep()" : "usleep_range()";
+                why = auto_said.empty() ? "the rule's target" : auto_said;
+            }
+            Use& use = uses[target];
+            ++use.sites;
+            use.files.insert(f.file);
+            use.why = why;
+        }
+    for (const auto& [target, use] : uses)
+        std::fprintf(stderr, "ksweep fix: %s for %zu site%s in %zu file%s: %s\n", target.c_str(),
+                     use.sites, use.sites == 1 ? "" : "s", use.files.size(),
+                     use.files.size() == 1 ? "" : "s", use.why.c_str());
 }
 
 void print_summary(const FixResult& result, bool wrote) {
@@ -115,6 +150,7 @@ int fix_command(int argc, char** argv) {
         std::vector<Rule> rules = rule_options.load();
         ScanOptions options;
         options.tree = positionals[0];
+        require_tree_top("fix", options.tree, {positionals.begin() + 1, positionals.end()});
         options.paths =
             tree_relative_paths(options.tree, {positionals.begin() + 1, positionals.end()});
         options.jobs = jobs;
@@ -132,7 +168,8 @@ int fix_command(int argc, char** argv) {
         }
 
         TreeBuild build = resolve_tree_build("fix", options.tree, tree_build, !lexical_only);
-        RuleOptions::settle(rules, "fix", build.sources_of(options.tree));
+        const std::string auto_said =
+            RuleOptions::settle(rules, "fix", build.sources_of(options.tree), false);
         options.build_dir = build.build.parse_dir();
         options.hz = build.hz.hz;
         Progress progress("scanning", Progress::mode_for_stderr());
@@ -144,6 +181,7 @@ int fix_command(int argc, char** argv) {
 
         if (!in_place) {
             std::fputs(unified_diff(result).c_str(), stdout);
+            print_targets(result, auto_said);
             print_summary(result, false);
             return 0;
         }
@@ -165,6 +203,7 @@ int fix_command(int argc, char** argv) {
         }
         for (const FileFix& f : result.files)
             write_file(fs::path(options.tree) / f.file, f.fixed);
+        print_targets(result, auto_said);
         print_summary(result, true);
         return 0;
     } catch (const RuleError& e) {

@@ -64,8 +64,9 @@ int guest_command(int argc, char** argv) {
     int extends = 10, timeout = 0, hz = 250;
     bool trace = false;
     ArgParser parser(
-        "guest", "[--device NAME] [--driver-src FILE] [-n N] [options]",
-        "Boot a kernel built from the tree (qemu/guest.config at --hz; built once, then cached)\n"
+        "guest", "[options] [TREE]",
+        "Boot a kernel built from TREE (qemu/guest.config at --guest-hz; built once, then\n"
+        "cached)\n"
         "in QEMU with one of ksweep's emulated I2C TPMs (qemu/devices.yaml), load the device's\n"
         "driver modules built against that kernel's build from the tree (FILE in place of the\n"
         "tree's file of that name), extend PCR 16 N times through /dev/tpm0 and print the\n"
@@ -73,9 +74,15 @@ int guest_command(int argc, char** argv) {
         "host. Exit status 0 only if all of it passed; 2 when the guest kernel does not build\n"
         "(make's errors and the log are printed) or for bad usage.");
     parser.option("--tree", &tree, "TREE",
-                  "kernel tree the guest kernel and the driver come from (default: the setup's\n"
-                  "6.1 tree, KSWEEP_TREE_6_1)");
-    parser.option("--hz", &hz, "N", "the guest kernel's HZ: 100, 250, 300 or 1000 (default 250)");
+                  "the tree, as the argument gives it: the kernel tree the guest kernel and the "
+                  "driver come from (default: the setup's 6.1 tree, KSWEEP_TREE_6_1)");
+    parser.option("--guest-hz", &hz, "N",
+                  "the guest kernel's HZ: 100, 250, 300 or 1000 (default 250)");
+    parser.deprecated("--hz", "--guest-hz",
+                      "the guest kernel's HZ; --hz is the sleep model's HZ in scan, fix, series "
+                      "and check");
+    std::vector<std::string> positionals;
+    parser.positionals(&positionals, 0);
     parser.option("--device", &device, "NAME",
                   "device registry entry (default tpm_i2c_nuvoton; also tpm_st33zp24_i2c)");
     parser.option("--driver-src", &driver_source, "FILE",
@@ -92,12 +99,24 @@ int guest_command(int argc, char** argv) {
                 "run directory (kept)");
     if (auto exit = parser.parse(argc, argv))
         return *exit;
-    if (extends <= 0 || extends > 100000 || timeout < 0) {
-        std::fprintf(stderr, "ksweep guest: -n must be 1..100000 and --timeout positive\n");
+    if (positionals.size() > 1 || (!positionals.empty() && !tree.empty())) {
+        std::fprintf(stderr, "ksweep guest: one TREE (as the argument or --tree), not %zu\n",
+                     positionals.size() + !tree.empty());
+        return 2;
+    }
+    if (!positionals.empty())
+        tree = positionals.front();
+    if (extends <= 0 || extends > 100000) {
+        std::fprintf(stderr, "ksweep guest: -n %d: 1 to 100000\n", extends);
+        return 2;
+    }
+    if (timeout < 0) {
+        std::fprintf(stderr, "ksweep guest: --timeout %d: 0 (by -n) or more seconds\n", timeout);
         return 2;
     }
     if (!guest::is_supported_hz(hz)) {
-        std::fprintf(stderr, "ksweep guest: --hz must be 100, 250, 300 or 1000 (x86's Kconfig)\n");
+        std::fprintf(stderr,
+                     "ksweep guest: --guest-hz must be 100, 250, 300 or 1000 (x86's Kconfig)\n");
         return 2;
     }
     if (!tree.empty() && !fs::is_directory(tree)) {

@@ -41,10 +41,12 @@ std::vector<Rule> RuleOptions::load() const {
     return rules;
 }
 
-void RuleOptions::settle(std::vector<Rule>& rules, const std::string& command,
-                         const std::string& sources, bool say) {
-    if (const std::string said = settle_targets(rules, sources); !said.empty() && say)
+std::string RuleOptions::settle(std::vector<Rule>& rules, const std::string& command,
+                                const std::string& sources, bool say) {
+    std::string said = settle_targets(rules, sources);
+    if (!said.empty() && say)
         std::fprintf(stderr, "ksweep %s: %s\n", command.c_str(), said.c_str());
+    return said;
 }
 
 } // namespace ksweep::cli

@@ -25,10 +25,10 @@ struct RuleOptions {
 
     // `target: auto` becomes what the tree asks for, read from `sources` (the tree, or for a
     // sparse checkout the full tree its build dir was made from: BuildDir::sources), said in one
-    // stderr line prefixed with `command` when `say`. Throws RuleError for a target the tree
-    // lacks.
-    static void settle(std::vector<Rule>& rules, const std::string& command,
-                       const std::string& sources, bool say = true);
+    // stderr line prefixed with `command` when `say`, and returned ("target auto: usleep_range
+    // (why)"; "" when no rule's target was auto). Throws RuleError for a target the tree lacks.
+    static std::string settle(std::vector<Rule>& rules, const std::string& command,
+                              const std::string& sources, bool say = true);
 };
 
 } // namespace ksweep::cli

@@ -259,6 +259,7 @@ int scan_command(int argc, char** argv) {
         std::vector<Rule> rules = rule_options.load();
         ScanOptions options;
         options.tree = positionals[0];
+        require_tree_top("scan", options.tree, {positionals.begin() + 1, positionals.end()});
         options.paths =
             tree_relative_paths(options.tree, {positionals.begin() + 1, positionals.end()});
         TreeBuild build = resolve_tree_build("scan", options.tree, tree_build, !lexical_only);

@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <unistd.h>
 
 namespace fs = std::filesystem;
@@ -97,6 +98,42 @@ void print_plan(const series::SweepIndex& index) {
                 index.left_alone.size());
 }
 
+// A file an earlier rule's sweep of this run changes is left to a later run: its sites go to
+// `skipped`, with the reason.
+void leave_taken_files(FixResult& fix, const std::map<std::string, std::string>& taken) {
+    std::vector<FileFix> kept;
+    for (FileFix& f : fix.files) {
+        auto by = taken.find(f.file);
+        if (by == taken.end()) {
+            kept.push_back(std::move(f));
+            continue;
+        }
+        for (SiteOutcome site : f.sites) {
+            site.fixed = false;
+            site.reason = "the file is in this run's " + by->second +
+                          " series; run ksweep series again once that series is applied";
+            fix.skipped.push_back(std::move(site));
+        }
+    }
+    fix.files = std::move(kept);
+}
+
+// What to do with the series: read them, prove them, send them.
+void print_next(const std::vector<series::SeriesResult>& results, const std::string& tree) {
+    std::vector<std::string> dirs;
+    for (const auto& r : results)
+        for (const auto& s : r.series)
+            dirs.push_back(s.dir);
+    if (dirs.empty())
+        return;
+    std::printf("\nnext: read the mails, prove each series, then send it (To/Cc are in each "
+                "mail):\n");
+    for (const std::string& dir : dirs)
+        std::printf("  ksweep validate --series %s -o %s-report %s\n"
+                    "  git send-email --dry-run %s/*.patch\n",
+                    dir.c_str(), dir.c_str(), tree.c_str(), dir.c_str());
+}
+
 } // namespace
 
 int series_command(int argc, char** argv) {
@@ -114,8 +151,11 @@ int series_command(int argc, char** argv) {
                    "MAINTAINERS, To/Cc from MAINTAINERS, cover letters, base-commit; an index\n"
                    "(index.json, index.md) that a later run into the same -o DIR continues. The\n"
                    "checkout, index and current branch are not touched; a tree outside git gets\n"
-                   "a cached scratch repository.");
-    rule_options.add_to(args, false);
+                   "a cached scratch repository. Several rules (the default: every shipped rule)\n"
+                   "are one sweep each, in order: -o DIR holds the first rule's, DIR/<rule>/ each\n"
+                   "other's; a file an earlier rule changes is left to the next run of a later\n"
+                   "one, so no two series of a run touch the same file.");
+    rule_options.add_to(args);
     args.option("-o", &out_dir, "DIR", "output directory (default: patches/<branch>)");
     args.option("-v", &reroll, "N",
                 "version of the series: [PATCH vN ...]; a series of an earlier run gets\n"
@@ -124,8 +164,15 @@ int series_command(int argc, char** argv) {
                 "patches per series (default 15: submitting-patches.rst's \"15 or so\")");
     args.option("--group", &group, "driver|file|dir|maintainer",
                 "what one patch holds (default: driver, a module or a file)");
-    args.option("--signoff", &signoff, "\"NAME <MAIL>\"",
-                "author and Signed-off-by (default: git config user.name/user.email)");
+    bool signoff_given = false;
+    args.flag_with_value("--signoff", &signoff_given, &signoff, "NAME <EMAIL>",
+                         "author and Signed-off-by: git config user.name/user.email, as git's "
+                         "--signoff (the default), or --signoff=\"NAME <EMAIL>\"",
+                         [](const std::string& next) {
+                             // The older spelling, --signoff "NAME <EMAIL>": never a path.
+                             return next.find('<') != std::string::npos &&
+                                    next.find('@') != std::string::npos && next.ends_with('>');
+                         });
     args.option("--report", &report, "FILE", "validation report JSON (docs/report-json.md)");
     args.option("--branch", &branch, "NAME", "branch name (-2, -3 appended when taken)");
     args.option("-j", &jobs, "N", "parallel scan jobs (default 2)");
@@ -144,46 +191,32 @@ int series_command(int argc, char** argv) {
         std::fprintf(stderr, "ksweep series: --group must be driver, file, dir or maintainer\n");
         return 2;
     }
-    if (jobs < 1 || reroll < 0 || max_patches < 1) {
-        std::fprintf(stderr, "ksweep series: -j, -v and --max-patches must be positive\n");
-        return 2;
-    }
+    for (const auto& [bad, what] : {std::pair{jobs < 1, "-j must be 1 or more"},
+                                    std::pair{reroll < 0, "-v must be 0 or more"},
+                                    std::pair{max_patches < 1, "--max-patches must be 1 or more"}})
+        if (bad) {
+            std::fprintf(stderr, "ksweep series: %s\n", what);
+            return 2;
+        }
     try {
-        if (rule_options.names.size() > 1)
-            throw std::runtime_error("one --rule per series (a series is one logical change)");
-        if (rule_options.names.empty())
-            rule_options.names.push_back(default_rule_names().front());
         std::vector<Rule> rules = rule_options.load();
         ScanOptions scan;
         scan.tree = positionals[0];
+        require_tree_top("series", scan.tree, {positionals.begin() + 1, positionals.end()});
         scan.paths = tree_relative_paths(scan.tree, {positionals.begin() + 1, positionals.end()});
         TreeBuild build = resolve_tree_build("series", scan.tree, tree_build);
         RuleOptions::settle(rules, "series", build.sources_of(scan.tree));
-        const Rule& rule = rules.front();
         scan.build_dir = build.build.parse_dir();
         scan.hz = build.hz.hz;
         scan.jobs = jobs;
         // A live line on a terminal; plain lines in a log, where a whole-tree run is watched.
         const auto mode = isatty(STDERR_FILENO) ? Progress::Mode::Live : Progress::Mode::Lines;
-        Progress progress("scanning", mode);
-        scan.progress = [&](size_t done, size_t total) { progress.update(done, total); };
-        ScanResult found = scan_tree(rule, scan);
-        progress.finish();
-        FixResult fix = plan_fixes(rule, scan, found);
-        for (const auto& s : fix.skipped)
-            std::fprintf(stderr, "ksweep series: left alone: %s:%u: %s\n", s.finding.file.c_str(),
-                         s.finding.line, s.reason.c_str());
-        if (fix.files.empty()) {
-            std::printf("Nothing to fix under the given paths: no series written.\n");
-            return 0;
-        }
 
         series::SeriesOptions options;
         options.tree = scan.tree;
-        options.hz_source = build.hz.source;
+        options.hz_label = build.hz.label;
         options.sleep_api = kbuild::read_sleep_api(scan.tree);
         print_sleep_api(*options.sleep_api);
-        options.out_dir = out_dir;
         options.force = force;
         options.reroll = reroll;
         options.group = *group_by;
@@ -195,22 +228,57 @@ int series_command(int argc, char** argv) {
         options.thread = !no_thread;
         options.max_patches = static_cast<size_t>(max_patches);
         options.plan_only = plan;
-        Progress writing("writing series", plan ? Progress::Mode::Off : mode);
-        options.progress = [&](size_t done, size_t total, const std::string& series) {
-            writing.update(done, total, series);
-        };
         // The reproducible-builds convention: a fixed date makes two runs write the same mails.
         if (const char* epoch = std::getenv("SOURCE_DATE_EPOCH"))
             options.now = std::stoll(epoch);
-        series::SeriesResult result = series::write_series(rule, fix, options);
-        writing.finish();
-        for (const auto& note : result.prefix_notes)
-            std::fprintf(stderr, "ksweep series: %s\n", note.c_str());
-        if (plan)
-            print_plan(result.index);
-        else
-            print_result(result);
+
+        // One sweep per rule: a series is one logical change. The files an earlier rule's
+        // sweep changes wait for a later run of the next rule, so no two series of one run
+        // touch the same file (each applies to the same base, in any order).
+        std::map<std::string, std::string> taken; // file -> the rule whose series changes it
+        std::vector<series::SeriesResult> results;
+        for (size_t r = 0; r < rules.size(); ++r) {
+            const Rule& rule = rules[r];
+            const std::string said = rules.size() > 1 ? "ksweep series: " + rule.name + ": " : "";
+            Progress progress("scanning (" + rule.name + ")", mode);
+            scan.progress = [&](size_t done, size_t total) { progress.update(done, total); };
+            ScanResult found = scan_tree(rule, scan);
+            progress.finish();
+            FixResult fix = plan_fixes(rule, scan, found);
+            leave_taken_files(fix, taken);
+            for (const auto& f : fix.files)
+                taken.emplace(f.file, rule.name);
+            for (const auto& s : fix.skipped)
+                std::fprintf(stderr, "ksweep series: %sleft alone: %s:%u: %s\n",
+                             rules.size() > 1 ? (rule.name + ": ").c_str() : "",
+                             s.finding.file.c_str(), s.finding.line, s.reason.c_str());
+            if (fix.files.empty()) {
+                std::printf("%sNothing to fix under the given paths: no series written.\n",
+                            rules.size() > 1 ? (rule.name + ": ").c_str() : "");
+                continue;
+            }
+            options.out_dir = out_dir.empty() || r == 0 ? out_dir : out_dir + "/" + rule.name;
+            Progress writing("writing series", plan ? Progress::Mode::Off : mode);
+            options.progress = [&](size_t done, size_t total, const std::string& series) {
+                writing.update(done, total, series);
+            };
+            series::SeriesResult result = series::write_series(rule, fix, options);
+            writing.finish();
+            for (const auto& note : result.prefix_notes)
+                std::fprintf(stderr, "ksweep series: %s\n", note.c_str());
+            if (rules.size() > 1)
+                std::printf("%srule %s:\n", results.empty() ? "" : "\n", rule.name.c_str());
+            if (plan)
+                print_plan(result.index);
+            else
+                print_result(result);
+            results.push_back(std::move(result));
+        }
+        if (!plan)
+            print_next(results, scan.tree);
         return 0;
+    } catch (const UsageError& e) {
+        std::fprintf(stderr, "ksweep series: %s\n", e.what());
     } catch (const RuleError& e) {
         std::fprintf(stderr, "%s\n", e.what());
     } catch (const std::exception& e) {

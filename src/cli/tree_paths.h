@@ -1,14 +1,40 @@
-// The PATH... arguments of scan, fix and series, as paths relative to the tree they name.
+// The TREE and PATH... arguments of the tree-reading commands, checked before anything is read:
+// TREE must be the top of the tree (a subdirectory of one is answered "did you mean TREE
+// PATH"), and every PATH stays inside it. (The path rules are the ones src/core/tree_path.h is
+// to hold for every outside path; this file is their command-line side.)
 #pragma once
 
+#include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace ksweep::cli {
 
-// `args` as tree-relative generic paths: an absolute path inside `tree` is as good as a
-// tree-relative one; relative paths are taken as tree-relative already and kept as given.
+// A command line that cannot be run as given: what() names the argument or option and what
+// would fix it. Commands exit 2 with it.
+struct UsageError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+// `path` (relative to `tree`, or absolute) as a tree-relative generic path. Throws UsageError
+// when it leaves the tree: `..` past its top, an absolute path elsewhere, or a symbolic link
+// that points out of it.
+std::string inside_tree(const std::string& tree, const std::string& path);
+
+// `args` as tree-relative generic paths (inside_tree), each of which must exist in the tree
+// and, when it is a file, be C source (.c or .h). Throws UsageError naming the first that is
+// not.
 std::vector<std::string> tree_relative_paths(const std::string& tree,
                                              const std::vector<std::string>& args);
+
+// The top of the kernel tree that `dir` lies in, below or at it (a directory whose Makefile
+// states VERSION); nullopt outside any.
+std::optional<std::string> kernel_tree_top(const std::string& dir);
+
+// Throws UsageError when TREE is not a directory, or is a directory inside a kernel tree
+// rather than its top: "did you mean 'ksweep COMMAND TOP SUBDIR [PATH...]'".
+void require_tree_top(const std::string& command, const std::string& tree,
+                      const std::vector<std::string>& paths = {});
 
 } // namespace ksweep::cli

@@ -3,6 +3,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/tree_build.h"
+#include "cli/tree_paths.h"
 #include "guest/guest_config.h"
 #include "validate/report_render.h"
 #include "validate/validate_run.h"
@@ -10,6 +11,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <optional>
 #include <regex>
 #include <sstream>
@@ -59,6 +61,27 @@ std::optional<std::vector<int>> parse_hz_list(const std::string& text) {
     return list;
 }
 
+// What to do after the report: the figures into the mails and send them, or what failed.
+void print_next(const validate::ValidationReport& report, const validate::ReportFiles& files,
+                const std::string& series_dir, const std::string& tree) {
+    if (!report.passed()) {
+        std::printf("next: read %s (each failed level says why), fix or drop the patch, then run "
+                    "ksweep validate again\n",
+                    files.markdown.c_str());
+        return;
+    }
+    if (series_dir.empty()) {
+        std::printf("next: the commits passed; send them with git format-patch and git "
+                    "send-email\n");
+        return;
+    }
+    std::printf("next: put the measured figures into the mails (the run that wrote them, with "
+                "--report %s), then send them:\n"
+                "  ksweep series --report %s -o <its -o DIR> %s <its PATHs>\n"
+                "  git send-email --dry-run %s/*.patch\n",
+                files.json.c_str(), files.json.c_str(), tree.c_str(), series_dir.c_str());
+}
+
 } // namespace
 
 int validate_command(int argc, char** argv) {
@@ -77,7 +100,7 @@ int validate_command(int argc, char** argv) {
         "      by ksweep: see --build-dir), baseline and patched, with no new warning (a\n"
         "      driver the config does not enable: not built)\n"
         "  L4  drivers with a device model boot in QEMU on a kernel built from TREE (one per\n"
-        "      --hz), baseline and patched alternately;\n"
+        "      --guest-hz), baseline and patched alternately;\n"
         "      every extend succeeds, the PCR check passes, no device requirement is broken\n"
         "      and the patched driver is not slower (slower: the 95 % bootstrap interval of\n"
         "      the median ratio lies wholly above 1.10x)\n"
@@ -90,9 +113,12 @@ int validate_command(int argc, char** argv) {
     parser.option("--boots", &boots, "N", "L4 boots per variant, interleaved (default 2)");
     parser.option("-n", &extends, "EXTENDS", "L4 PCR extends per boot (default 200)");
     parser.option("--profile", &profile, "FILE", "device profile instead of the model's default");
-    parser.option("--hz", &hz_text, "LIST",
-                  "L4 guest kernels' HZ, e.g. 250,1000: each its own build of TREE, its own\n"
+    parser.option("--guest-hz", &hz_text, "LIST",
+                  "L4 guest kernels' HZ, e.g. 250,1000: each its own build of TREE, its own "
                   "boots and row in the report (default: CONFIG_HZ of the build dir, else 250)");
+    parser.deprecated("--hz", "--guest-hz",
+                      "the guest kernels' HZ; --hz is the sleep model's HZ in scan, fix, series "
+                      "and check");
     parser.option("--guest-tree", &guest_tree, "DIR",
                   "whole kernel tree the L4 guest kernel is built from (default: TREE; give it\n"
                   "when TREE is a sparse checkout of it)");
@@ -108,23 +134,41 @@ int validate_command(int argc, char** argv) {
                   "where the lab fetches DIR/artifacts from (default file://DIR/artifacts)");
     parser.option("--lava-results", &lava_results, "DIR[,DIR...]",
                   "L4 from LAVA: the boots' results (lava-run output or lava-server export)");
-    parser.positionals(&positionals, 1);
+    parser.positionals(&positionals, 0); // TREE missing is said below, naming it
     if (auto exit = parser.parse(argc, argv))
         return *exit;
 
+    // Bad usage: exit 2 naming the option, before anything is read or built.
+    auto usage = [](const std::string& what) {
+        std::fprintf(stderr, "ksweep validate: %s (see --help)\n", what.c_str());
+        return 2;
+    };
     auto levels = parse_levels(levels_text);
+    if (!levels)
+        return usage("--levels " + levels_text + ": a list of levels 1 to 4, e.g. 1,2,3 or 1-3");
     std::optional<std::vector<int>> hz_list = std::vector<int>{};
-    if (!hz_text.empty() && !(hz_list = parse_hz_list(hz_text))) {
-        std::fprintf(stderr, "ksweep validate: --hz takes a list of 100, 250, 300, 1000 (each "
-                             "once), e.g. 250,1000\n");
-        return 2;
-    }
-    if (!levels || positionals.size() != 1 || boots < 1 || boots > 50 || extends < 1 ||
-        extends > 100000 || series_dir.empty() == git_range.empty()) {
-        std::fprintf(stderr,
-                     "ksweep validate: need exactly one TREE, one of --series/--git, --levels of "
-                     "1-4, --boots 1..50, -n 1..100000 (see --help)\n");
-        return 2;
+    if (!hz_text.empty() && !(hz_list = parse_hz_list(hz_text)))
+        return usage("--guest-hz " + hz_text +
+                     ": a list of 100, 250, 300, 1000 (each once), e.g. 250,1000");
+    if (boots < 1 || boots > 50)
+        return usage("--boots " + std::to_string(boots) + ": 1 to 50");
+    if (extends < 1 || extends > 100000)
+        return usage("-n " + std::to_string(extends) + ": 1 to 100000");
+    if (series_dir.empty() == git_range.empty())
+        return usage(series_dir.empty() ? "give the series: --series DIR or --git RANGE"
+                                        : "--series and --git exclude each other");
+    std::error_code ec;
+    if (!series_dir.empty() && !std::filesystem::is_directory(series_dir, ec))
+        return usage("--series " + series_dir + ": no such directory");
+    if (positionals.empty())
+        return usage("TREE missing: the kernel tree the series applies to");
+    if (positionals.size() > 1)
+        return usage("one TREE, not " + std::to_string(positionals.size()) + " (" +
+                     positionals.back() + " too)");
+    try {
+        require_tree_top("validate", positionals[0]);
+    } catch (const UsageError& e) {
+        return usage(e.what());
     }
 
     validate::ValidateOptions options;
@@ -144,17 +188,19 @@ int validate_command(int argc, char** argv) {
         TreeBuild build = resolve_tree_build("validate", options.tree, tree_build, builds);
         options.headers_dir = build.build.dir;
         options.build_dir_note = kbuild::describe(build.build, build.hz);
+        options.config_hz_label = build.hz.label;
     } catch (const kbuild::BuildDirError& e) {
         std::fprintf(stderr, "ksweep validate: %s\n", e.what());
         return 2;
     }
-    if ((!lava_dir.empty() || !lava_results.empty()) &&
-        (series_dir.empty() || (!lava_dir.empty() && !lava_results.empty()) || !profile.empty())) {
-        // A lab's ksweep-tpmd serves its model's default profile: an override would not reach it.
-        std::fprintf(stderr, "ksweep validate: --lava and --lava-results need --series, exclude "
-                             "each other and --profile\n");
-        return 2;
-    }
+    if (!lava_dir.empty() && !lava_results.empty())
+        return usage("--lava and --lava-results exclude each other");
+    if ((!lava_dir.empty() || !lava_results.empty()) && series_dir.empty())
+        return usage(std::string(lava_dir.empty() ? "--lava-results" : "--lava") +
+                     " needs --series");
+    // A lab's ksweep-tpmd serves its model's default profile: an override would not reach it.
+    if ((!lava_dir.empty() || !lava_results.empty()) && !profile.empty())
+        return usage("--profile does not reach a lab: leave it out with --lava/--lava-results");
     options.lava_dir = lava_dir;
     options.lava_artifacts_url = lava_url;
     for (std::istringstream in(lava_results); std::getline(in, lava_results, ',');)
@@ -188,6 +234,7 @@ int validate_command(int argc, char** argv) {
     for (const auto& chart : files.charts)
         std::printf(", %s", chart.c_str());
     std::printf("\n");
+    print_next(report, files, series_dir, options.tree);
     return report.passed() ? 0 : 1;
 }
 

@@ -4,9 +4,13 @@
 
 namespace ksweep {
 
-std::string data_file(const std::string& relative) {
+std::string data_dir() {
     const char* dir = std::getenv("KSWEEP_DATA_DIR");
-    return std::string(dir && *dir ? dir : KSWEEP_DATA_DIR) + "/" + relative;
+    return dir && *dir ? dir : KSWEEP_DATA_DIR;
+}
+
+std::string data_file(const std::string& relative) {
+    return data_dir() + "/" + relative;
 }
 
 } // namespace ksweep

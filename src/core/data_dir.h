@@ -6,6 +6,9 @@
 
 namespace ksweep {
 
+// The data directory itself.
+std::string data_dir();
+
 // data_file("rules/msleep_small.yaml") -> "<data dir>/rules/msleep_small.yaml".
 std::string data_file(const std::string& relative);
 

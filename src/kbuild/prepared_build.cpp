@@ -44,9 +44,10 @@ std::optional<KernelVersion> version_from_release(const std::string& release) {
 
 // `version`: the tree's, already read, when the build dir is the tree's own (prepared in place,
 // or made from it); otherwise read from the build dir.
-BuildDir found(const std::string& dir, std::string origin,
+BuildDir found(BuildDir::Kind kind, const std::string& dir, std::string origin,
                const std::optional<KernelVersion>& version = std::nullopt) {
     BuildDir b;
+    b.kind = kind;
     b.dir = dir;
     b.origin = std::move(origin);
     b.config_source = ".config of " + dir;
@@ -289,7 +290,8 @@ BuildDir make_build_dir(const BuildDirRequest& request, const std::string& tree,
     } catch (const std::runtime_error& e) {
         throw BuildDirError(e.what());
     }
-    BuildDir build = found(entry.dir.string(), "made by ksweep with the tree's kbuild", version);
+    BuildDir build = found(BuildDir::Kind::Made, entry.dir.string(),
+                           "made by ksweep with the tree's kbuild", version);
     build.config_source = config_source;
     if (!entry.made_now)
         return build;
@@ -326,7 +328,7 @@ BuildDir resolve_build_dir(const BuildDirRequest& request) {
     if (!request.build_dir.empty()) {
         if (!fs::is_directory(request.build_dir))
             throw BuildDirError("--build-dir " + request.build_dir + ": no such directory");
-        BuildDir build = found(absolute(request.build_dir), "--build-dir");
+        BuildDir build = found(BuildDir::Kind::Given, absolute(request.build_dir), "--build-dir");
         if (version && !build.version)
             throw BuildDirError("--build-dir " + request.build_dir +
                                 " does not say which kernel it is for (no Makefile version, "
@@ -350,15 +352,17 @@ BuildDir resolve_build_dir(const BuildDirRequest& request) {
     }
     if (request.config_file.empty()) {
         if (std::string dir = find_build_dir(tree, *version); !dir.empty())
-            return dir == tree ? found(dir, "the tree, prepared in place", version)
-                               : found(dir, "installed headers of the same version");
+            return dir == tree ? found(BuildDir::Kind::TreeInPlace, dir,
+                                       "the tree, prepared in place", version)
+                               : found(BuildDir::Kind::InstalledHeaders, dir,
+                                       "installed headers of the same version");
     }
     if (!fs::exists(fs::path(tree) / "scripts/kconfig/Makefile")) {
         // A sparse checkout: a build dir ksweep made from a full tree of this version serves.
         if (CachedBuild cached = cached_build_of_version(cache_root, tree, *version);
             !cached.dir.empty()) {
             BuildDir build =
-                found(cached.dir,
+                found(BuildDir::Kind::Made, cached.dir,
                       "made by ksweep from a full tree of the same version with " + cached.matched +
                           "; this tree has no kbuild (scripts/kconfig) of its own",
                       version);
@@ -398,14 +402,54 @@ BuildDir resolve_build_dir(const BuildDirRequest& request) {
     return make_build_dir(request, tree, *version);
 }
 
+namespace {
+
+// Where a build dir's .config came from, in words that name no path of this machine.
+std::string config_words(const BuildDir& build) {
+    switch (build.kind) {
+    case BuildDir::Kind::TreeInPlace:
+        return "the tree's .config";
+    case BuildDir::Kind::Given:
+        return "the .config of the --build-dir";
+    case BuildDir::Kind::InstalledHeaders:
+        return "the config of the installed headers " + fs::path(build.dir).filename().string();
+    case BuildDir::Kind::Made: {
+        // config_source: "allmodconfig (ksweep's default)" or "--config /path/to/file".
+        const std::string given = "--config ";
+        const std::string config =
+            build.config_source.starts_with(given)
+                ? given + fs::path(build.config_source.substr(given.size())).filename().string()
+                : build.config_source.substr(0, build.config_source.find(' '));
+        return config + " (the build dir ksweep made" +
+               (build.sources.empty() ? "" : " from a full tree of this version") +
+               "; the tree has no .config)";
+    }
+    case BuildDir::Kind::None:
+        break;
+    }
+    return "";
+}
+
+} // namespace
+
 HzChoice choose_hz(int requested, const BuildDir& build) {
-    if (requested > 0)
-        return {requested, "--hz"};
-    if (build.hz)
-        return {*build.hz, "CONFIG_HZ in " + build.dir + "/.config"};
-    if (build.dir.empty())
-        return {250, "assumed: no build dir (give --hz N)"};
-    return {250, "assumed: no CONFIG_HZ in " + build.dir + "/.config (give --hz N)"};
+    HzChoice choice;
+    if (requested > 0) {
+        choice = {requested, "--hz", ""};
+        choice.label = "HZ=" + std::to_string(requested) + " as given with --hz";
+        return choice;
+    }
+    if (build.hz) {
+        choice = {*build.hz, "CONFIG_HZ in " + build.dir + "/.config", ""};
+        choice.label = "HZ=" + std::to_string(*build.hz) + " from " + config_words(build);
+        return choice;
+    }
+    choice.hz = 250;
+    choice.source = build.dir.empty()
+                        ? "assumed: no build dir (give --hz N)"
+                        : "assumed: no CONFIG_HZ in " + build.dir + "/.config (give --hz N)";
+    choice.label = "HZ=250, ksweep's default (no config states HZ)";
+    return choice;
 }
 
 std::string describe(const BuildDir& build, const HzChoice& hz) {
@@ -417,7 +461,7 @@ std::string describe(const BuildDir& build, const HzChoice& hz) {
                ")";
     if (build.version)
         line += ", Linux " + to_string(*build.version);
-    line += ", HZ=" + std::to_string(hz.hz) + " (" + hz.source + ")";
+    line += ", " + (hz.label.empty() ? "HZ=" + std::to_string(hz.hz) : hz.label);
     return line;
 }
 

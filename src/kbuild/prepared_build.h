@@ -26,6 +26,10 @@ struct BuildDirRequest {
 };
 
 struct BuildDir {
+    // How it was chosen: the user's, the tree itself, installed headers, or made by ksweep
+    // (allmodconfig or --config; from this tree or a full tree of its version).
+    enum class Kind { None, Given, TreeInPlace, InstalledHeaders, Made };
+    Kind kind = Kind::None;
     std::string dir;           // "" when there is none
     std::string origin;        // how it was chosen, for the summary line
     std::string config_source; // what its .config came from
@@ -62,9 +66,14 @@ std::optional<KernelVersion> build_dir_version(const std::string& dir);
 struct HzChoice {
     int hz = 250;
     std::string source; // "--hz", "CONFIG_HZ in <dir>/.config", or why it is assumed
+    // The same in words that can be mailed, naming no path of this machine, for every figure
+    // the sleep model gives: "HZ=250 from the tree's .config", "HZ=250 from allmodconfig (the
+    // build dir ksweep made; the tree has no .config)", "HZ=1000 as given with --hz".
+    std::string label;
 };
 
-// --hz when given (> 0), else the build dir's CONFIG_HZ, else 250 with the reason.
+// --hz when given (> 0), else the build dir's CONFIG_HZ, else 250 with the reason; `label`
+// says which of those it is, from the build dir's kind.
 HzChoice choose_hz(int requested, const BuildDir& build);
 
 // One line for a command's summary: the build dir and how it was chosen, the config it came

@@ -31,6 +31,16 @@ std::string usec_body(std::string_view body) {
     return "(" + (bare ? std::string(body) : "(" + std::string(body) + ")") + " * 1000)";
 }
 
+// The column the trailing comments of a block of #defines start at (the first one's), if any
+// has one.
+std::optional<unsigned> comment_column(std::string_view text, const FileIndex& index,
+                                       const std::vector<const MacroDefinition*>& block) {
+    for (const MacroDefinition* m : block)
+        if (m->comment_token)
+            return column_at(text, index.tokens()[*m->comment_token].begin);
+    return std::nullopt;
+}
+
 // The #define whose directive holds `offset`, if any.
 const MacroDefinition* enclosing_define(const FileIndex& index, unsigned offset) {
     for (const MacroDefinition& m : index.defines()) {
@@ -534,6 +544,20 @@ FinalEdits finalize_plan(const Rule& rule, const std::string& path, const std::s
                          std::string::npos;
                 s.comment =
                     l.rewrite->comment_to_usec ? comment_in_usec(c.text).value_or(c.text) : c.text;
+                overflow |= s.body_end_col + 1 > s.comment_col;
+                any_tabs |= s.tabs;
+                widest = std::max({widest, s.comment_col, s.body_end_col + 1});
+            } else if (l.rewrite->comment_to_usec) {
+                // A macro now in microseconds says so, as upstream a233a0289cf9 wrote it: at
+                // the column of the block's comments, else a tab stop after the body.
+                s.tabs = text.substr(def.name_end, def.body_begin - def.name_end).find('\t') !=
+                         std::string::npos;
+                const std::optional<unsigned> block_col =
+                    comment_column(text, index, blocks[block]);
+                s.comment_col = block_col ? *block_col
+                                : s.tabs  ? (s.body_end_col / 8 + 1) * 8
+                                          : s.body_end_col + 1;
+                s.comment = "/* usec */";
                 overflow |= s.body_end_col + 1 > s.comment_col;
                 any_tabs |= s.tabs;
                 widest = std::max({widest, s.comment_col, s.body_end_col + 1});

@@ -151,19 +151,8 @@ size_t fixed_sites(const MessageContext& ctx) {
 
 } // namespace
 
-std::string hz_label(int hz, const std::string& hz_source) {
-    std::string head = "HZ=" + std::to_string(hz);
-    if (hz_source.rfind("CONFIG_HZ", 0) == 0)
-        return head + " from the tree's config";
-    if (hz_source == "--hz")
-        return head + " as given with --hz";
-    if (hz_source.rfind("assumed", 0) == 0)
-        return head + " assumed (the tree's config does not say)";
-    return head;
-}
-
 std::string model_label(const MessageContext& ctx) {
-    return "sleep model, " + hz_label(ctx.hz, ctx.hz_source);
+    return "sleep model, " + (ctx.hz_label.empty() ? "HZ=" + std::to_string(ctx.hz) : ctx.hz_label);
 }
 
 std::string timers_advice(const MessageContext& ctx) {

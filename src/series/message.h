@@ -34,16 +34,12 @@ struct MessageContext {
     // What the tree's own sources say (kbuild::read_sleep_api); nullptr: not read, and the
     // message says nothing that depends on it.
     const kbuild::SleepApi* sleep_api = nullptr;
-    // Where `hz` came from: kbuild::HzChoice::source ("--hz", "CONFIG_HZ in <dir>/.config",
-    // "assumed: ..."); "" when the caller does not know.
-    std::string hz_source;
+    // `hz` with where it came from, kbuild::HzChoice::label ("HZ=250 from the tree's .config",
+    // "HZ=1000 as given with --hz"); "" when the caller does not know: then just "HZ=250".
+    std::string hz_label;
 };
 
-// "HZ=250 from the tree's config", "HZ=1000 as given with --hz", "HZ=250 assumed (the tree's
-// config does not say)"; just "HZ=250" when the source is unknown.
-std::string hz_label(int hz, const std::string& hz_source);
-
-// The label of the sleep model's figures: "sleep model, HZ=250 from the tree's config".
+// The label of the sleep model's figures: "sleep model, HZ=250 from the tree's .config".
 std::string model_label(const MessageContext& ctx);
 
 // The timers document's advice for this target, one sentence naming the document, or "" when

@@ -1,5 +1,7 @@
 #include "series/prefix.h"
 
+#include "core/shared_paths.h"
+
 #include <algorithm>
 #include <cctype>
 #include <map>
@@ -238,8 +240,8 @@ PrefixChoice choose_prefix(const std::vector<std::string>* history, const Mainta
         if (prefix.back() == ':')
             prefix.pop_back();
         return {prefix, m->entry->lower_verb,
-                "table " + table.source_path + ":" + std::to_string(m->entry->line) + " (" +
-                    why_not + ")",
+                "table " + shareable_path(table.source_path) + ":" +
+                    std::to_string(m->entry->line) + " (" + why_not + ")",
                 agreeing, n};
     }
     return {prefix_from_path(maintainers, file, module), false,

@@ -2,6 +2,7 @@
 
 #include "core/cache_dir.h"
 #include "core/sha256.h"
+#include "core/shared_paths.h"
 #include "git/git_handle.h"
 #include "git/repository.h"
 #include "git/scratch_prune.h"
@@ -305,7 +306,7 @@ SeriesResult write_series(const Rule& rule, const FixResult& fix, const SeriesOp
         c.measured = measured;
         c.report = &report;
         c.sleep_api = &sleep_api;
-        c.hz_source = opts.hz_source;
+        c.hz_label = opts.hz_label;
         return c;
     };
     SeriesRepo repo =
@@ -323,7 +324,8 @@ SeriesResult write_series(const Rule& rule, const FixResult& fix, const SeriesOp
     result.repository = repo.git_dir;
     SweepIndex& index = result.index;
     index.rule = rule.name;
-    index.tree = opts.tree;
+    // The tree by its directory's name: the index is shared, this machine's paths are not.
+    index.tree = tree_name(opts.tree);
     index.base = oid_hex(repo.base);
     for (const auto& s : fix.skipped)
         index.left_alone.push_back(
@@ -572,8 +574,10 @@ SeriesResult write_series(const Rule& rule, const FixResult& fix, const SeriesOp
     }
     fs::create_directories(final_out);
     result.index_path = final_out + "/index.json";
-    write_text(result.index_path, render_index_json(index));
-    write_text(final_out + "/index.md", render_index_markdown(index));
+    const std::vector<PathRoot> out_root{{final_out, ""}};
+    write_text(result.index_path, shareable_text(render_index_json(index), opts.tree, out_root));
+    write_text(final_out + "/index.md",
+               shareable_text(render_index_markdown(index), opts.tree, out_root));
 
     // Only a scratch repository ksweep owns is pruned; in the user's own the branches stay.
     if (repo.owned) {

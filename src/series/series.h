@@ -37,7 +37,7 @@ struct SeriesOptions {
     long long now = 0;       // seconds since the epoch; 0: the current time (tests pin it)
     // What the tree's sources say about its sleep functions; nullopt: read from `tree`.
     std::optional<kbuild::SleepApi> sleep_api;
-    std::string hz_source; // where the fix's HZ came from (kbuild::HzChoice::source)
+    std::string hz_label; // the fix's HZ and where it came from (kbuild::HzChoice::label)
     // Called after each patch is committed and mailed (done of total, the series' name).
     std::function<void(size_t, size_t, const std::string&)> progress;
 };

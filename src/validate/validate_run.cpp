@@ -4,6 +4,7 @@
 #include "core/file_io.h"
 #include "core/process.h"
 #include "core/sha256.h"
+#include "core/shared_paths.h"
 #include "git/repository.h"
 #include "guest/guest_benchmark.h"
 #include "kbuild/kernel_tree.h"
@@ -516,6 +517,7 @@ ValidationReport run_validation(const ValidateOptions& options) {
     // one found or prepared for the tree here — never another version's headers.
     report.headers_dir = options.headers_dir;
     report.build_dir_note = options.build_dir_note;
+    std::string config_hz_label = options.config_hz_label;
     if (report.headers_dir.empty() && (wants(options, 3) || wants(options, 4))) {
         try {
             kbuild::BuildDirRequest request;
@@ -524,7 +526,9 @@ ValidationReport run_validation(const ValidateOptions& options) {
             request.on_progress = options.on_progress;
             kbuild::BuildDir build = kbuild::resolve_build_dir(request);
             report.headers_dir = build.dir;
-            report.build_dir_note = kbuild::describe(build, kbuild::choose_hz(0, build));
+            const kbuild::HzChoice hz = kbuild::choose_hz(0, build);
+            report.build_dir_note = kbuild::describe(build, hz);
+            config_hz_label = hz.label;
         } catch (const kbuild::BuildDirError& e) {
             report.errors.push_back(e.what());
             report.wall_seconds = seconds_since(start);
@@ -534,12 +538,14 @@ ValidationReport run_validation(const ValidateOptions& options) {
     if (!report.headers_dir.empty())
         report.config_hz = read_config_hz(report.headers_dir).value_or(0);
     report.guest_hz = options.hz;
-    report.guest_hz_source = "--hz";
+    report.guest_hz_source = "as given with --guest-hz";
     if (report.guest_hz.empty()) {
         report.guest_hz = {report.config_hz > 0 ? report.config_hz : 250};
-        report.guest_hz_source = report.config_hz > 0
-                                     ? "CONFIG_HZ of the build dir " + report.headers_dir
-                                     : "assumed: no CONFIG_HZ known for the tree (give --hz)";
+        report.guest_hz_source = report.config_hz > 0 && !config_hz_label.empty()
+                                     ? "the build dir's CONFIG_HZ: " + config_hz_label
+                                 : report.config_hz > 0
+                                     ? "the build dir's CONFIG_HZ"
+                                     : "ksweep's default: no config states HZ (give --guest-hz)";
     }
 
     ValidateOptions effective = options;
@@ -570,7 +576,43 @@ ValidationReport run_validation(const ValidateOptions& options) {
     return report;
 }
 
-ReportFiles write_report_files(const ValidationReport& report, const std::string& dir) {
+namespace {
+
+// What the report says about paths, made shareable: the tree by its directory's name, the
+// series relative to the report's folder, and every path in a message relative to the tree or
+// that folder, or under $KSWEEP_CACHE: nothing of the machine that ran it.
+struct ReportPaths {
+    std::string tree, out, series, series_shown;
+
+    ReportPaths(const ValidationReport& report, const std::string& dir)
+        : tree(report.tree), out(fs::absolute(dir).lexically_normal().string()) {
+        std::error_code ec;
+        if (fs::is_directory(report.series, ec)) {
+            series = fs::absolute(report.series).lexically_normal().string();
+            series_shown = fs::path(series).lexically_relative(out).generic_string();
+        }
+    }
+
+    ValidationReport shown(ValidationReport report) const {
+        report.tree = tree_name(tree);
+        if (!series_shown.empty())
+            report.series = series_shown;
+        return report;
+    }
+
+    std::string text(const std::string& rendered) const {
+        std::vector<PathRoot> more{{out, ""}};
+        if (!series.empty())
+            more.push_back({series, series_shown + "/"});
+        return shareable_text(rendered, tree, more);
+    }
+};
+
+} // namespace
+
+ReportFiles write_report_files(const ValidationReport& full, const std::string& dir) {
+    const ReportPaths paths(full, dir);
+    const ValidationReport report = paths.shown(full);
     ReportFiles files;
     fs::create_directories(dir);
     std::vector<std::string> chart_names;
@@ -586,7 +628,7 @@ ReportFiles write_report_files(const ValidationReport& report, const std::string
                                 ", HZ=" + std::to_string(run.hz) + ": " + run.command +
                                 " latency, baseline vs patched";
             fs::path svg = fs::path(dir) / name;
-            std::ofstream(svg) << render_latency_svg(run, title);
+            std::ofstream(svg) << paths.text(render_latency_svg(run, title));
             files.charts.push_back(svg.string());
             chart_names.push_back(name);
             fs::path png = fs::path(svg).replace_extension(".png");
@@ -600,8 +642,8 @@ ReportFiles write_report_files(const ValidationReport& report, const std::string
         }
     files.markdown = (fs::path(dir) / "report.md").string();
     files.json = (fs::path(dir) / "report.json").string();
-    std::ofstream(files.markdown) << render_markdown(report, chart_names);
-    std::ofstream(files.json) << render_json(report);
+    std::ofstream(files.markdown) << paths.text(render_markdown(report, chart_names));
+    std::ofstream(files.json) << paths.text(render_json(report));
     return files;
 }
 

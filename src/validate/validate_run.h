@@ -27,9 +27,12 @@ struct ValidateOptions {
     std::string guest_tree;
     std::string headers_dir;    // the tree's build dir; default: resolve_build_dir()
     std::string build_dir_note; // how the caller chose it (kbuild::describe)
-    std::string cache_dir;      // default: ~/.cache/ksweep (module builds, scratch repos)
-    std::string work_dir;       // scratch clone, snapshots, boot logs; default: a temp dir
-    bool keep_work = false;     // keep work_dir afterwards (boot logs); a given work_dir is kept
+    // Its CONFIG_HZ and where that came from (kbuild::HzChoice::label of choose_hz(0, build)):
+    // the guests' HZ when `hz` is empty.
+    std::string config_hz_label;
+    std::string cache_dir;  // default: ~/.cache/ksweep (module builds, scratch repos)
+    std::string work_dir;   // scratch clone, snapshots, boot logs; default: a temp dir
+    bool keep_work = false; // keep work_dir afterwards (boot logs); a given work_dir is kept
     // LAVA, --series only: with lava_dir every L4 boot becomes a job in it (lava_export.h)
     // instead of booting here; with lava_results the boots are read back (lava_results.h).
     std::string lava_dir, lava_artifacts_url;
@@ -47,7 +50,8 @@ struct ReportFiles {
     std::vector<std::string> pngs;   // rendered with rsvg-convert when it is installed
 };
 
-// Writes report.md, report.json and patch-<N>-<driver>.svg (+ .png) into `dir`.
-ReportFiles write_report_files(const ValidationReport& report, const std::string& dir);
+// Writes report.md, report.json and patch-<N>-<driver>.svg (+ .png) into `dir`, their paths
+// made shareable: the tree by its name, the series relative to `dir`, nothing of this machine.
+ReportFiles write_report_files(const ValidationReport& full, const std::string& dir);
 
 } // namespace ksweep::validate

@@ -157,11 +157,16 @@ TEST_F(SleepSources, AConstantThatCannotBeEvaluatedIsReportedWithWhy) {
     EXPECT_EQ(u.input_line, 29u);
     EXPECT_NE(u.message.find("FOO_BOARD_DELAY"), std::string::npos) << u.message;
     EXPECT_NE(u.message.find("foo_board.h"), std::string::npos) << u.message;
-    EXPECT_NE(u.message.find("--build-dir"), std::string::npos) << u.message;
+    // The file parsed before the patch: the patch is what does not compile, not the build dir.
+    EXPECT_NE(u.message.find("could not be evaluated: the patch does not compile: "
+                             "drivers/foo/foo_irq.c:5: 'foo_board.h' file not found"),
+              std::string::npos)
+        << u.message;
+    EXPECT_EQ(u.message.find("--build-dir"), std::string::npos) << u.message;
     // What else the failed parse hid is said too.
     ASSERT_EQ(r.notes.size(), 1u);
-    EXPECT_EQ(r.notes[0].rfind("calls through macros not checked: the semantic parse of "
-                               "drivers/foo/foo_irq.c failed",
+    EXPECT_EQ(r.notes[0].rfind("calls through macros not checked: the patch does not compile: "
+                               "drivers/foo/foo_irq.c:5: 'foo_board.h' file not found",
                                0),
               0u)
         << r.notes[0];
@@ -173,6 +178,65 @@ TEST_F(SleepSources, WithoutTheSemanticEngineAnEnumIsUnresolvedNotClean) {
     ASSERT_EQ(r.unresolved.size(), 1u);
     EXPECT_NE(r.unresolved[0].message.find("--lexical-only"), std::string::npos)
         << r.unresolved[0].message;
+}
+
+// Advice from the cause: the build dir is blamed only when the file does not parse before the
+// patch either; a patch that breaks the parse is told so, and a name nothing defines is named.
+class AdviceFromTheCause : public SleepSources {
+  protected:
+    void SetUp() override {
+        write("include/linux/delay.h", "void msleep(unsigned int msecs);\n");
+        write("drivers/x/x.h", "enum { X_POLL_MS = 5 };\n");
+        write("drivers/x/x.c", "#include <linux/delay.h>\n#include \"x.h\"\n\n"
+                               "void x_wait(void)\n{\n\tmsleep(20);\n}\n");
+    }
+    void write(const std::string& path, const std::string& text) {
+        std::filesystem::create_directories((tree_.path() / path).parent_path());
+        std::ofstream(tree_.path() / path) << text;
+    }
+    // The message of the one CHECK a patch replacing x.c's msleep(20) line gets.
+    std::string check_replacing(const std::string& lines) {
+        PatchChecker checker(rule_, CheckOptions{tree_.path().string(), "", true, 250});
+        Overlay overlay;
+        CheckInput input{"p", "p",
+                         "--- a/drivers/x/x.c\n+++ b/drivers/x/x.c\n@@ -6 +6,2 @@\n"
+                         "-\tmsleep(20);\n" +
+                             lines,
+                         tree_reader(tree_.path().string())};
+        InputReport r = checker.check(input, overlay);
+        EXPECT_EQ(r.unresolved.size(), 1u);
+        return r.unresolved.empty() ? "" : r.unresolved.front().message;
+    }
+    TempDir tree_{"ksweep-check-advice"};
+};
+
+TEST_F(AdviceFromTheCause, APatchThatDoesNotCompileSaysSo) {
+    const std::string m = check_replacing("+\tundeclared_var = 1;\n+\tmsleep(X_POLL_MS);\n");
+    EXPECT_NE(m.find("X_POLL_MS could not be evaluated: the patch does not compile: "
+                     "drivers/x/x.c:6: use of undeclared identifier 'undeclared_var'"),
+              std::string::npos)
+        << m;
+    EXPECT_EQ(m.find("--build-dir"), std::string::npos) << m;
+    EXPECT_EQ(m.find(tree_.path().string()), std::string::npos) << m; // no machine path
+}
+
+TEST_F(AdviceFromTheCause, ANameNothingDefinesIsNamed) {
+    const std::string m = check_replacing("+\tmsleep(X_NOWHERE_DEFINED_MS);\n+\tmsleep(20);\n");
+    EXPECT_NE(m.find("X_NOWHERE_DEFINED_MS could not be evaluated: X_NOWHERE_DEFINED_MS is not "
+                     "defined in the tree (the headers drivers/x/x.c includes) nor by the patch"),
+              std::string::npos)
+        << m;
+    EXPECT_EQ(m.find("--build-dir"), std::string::npos) << m;
+}
+
+TEST_F(AdviceFromTheCause, TheBuildDirIsAdvisedWhenTheFileDidNotParseBeforeEither) {
+    write("drivers/x/x.c", "#include <linux/delay.h>\n#include <linux/not_here.h>\n\n"
+                           "void x_wait(void)\n{\n\tmsleep(20);\n}\n");
+    const std::string m = check_replacing("+\tmsleep(X_POLL_MS);\n+\tmsleep(20);\n");
+    EXPECT_NE(m.find("the semantic parse of drivers/x/x.c failed (drivers/x/x.c:2: "
+                     "'linux/not_here.h' file not found); give --build-dir DIR"),
+              std::string::npos)
+        << m;
 }
 
 // A header change that moves an untouched small sleep to another small value did not bring

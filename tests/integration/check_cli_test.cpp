@@ -156,4 +156,89 @@ TEST(CheckCli, JsonAndSarifParse) {
     }
 }
 
+// A copy of the fixture tree that already holds `patch` (applied with git apply): the tree a CI
+// job checks out at the tip of a branch.
+std::string tree_holding(const ksweep::test::TempDir& dir, const std::string& patch) {
+    std::string copy = dir.path() + "/" + fs::path(patch).stem().string();
+    fs::copy(kTree, copy, fs::copy_options::recursive);
+    auto applied = run("cd " + quote(copy) + " && git apply " + quote(patch));
+    EXPECT_EQ(applied.status, 0) << patch << ": " << applied.output;
+    return copy;
+}
+
+// checkpatch.pl checks a mail the same way in either state of the tree, and so does the gate:
+// every fixture patch gets the same exit status and report from the tree it applies to and
+// from a copy that already holds it (outside git: its pre-image from the hunks in reverse),
+// and the state found is said on stderr.
+TEST(CheckCli, SameVerdictsOnTheBaseTreeAndOnATreeThatHoldsThePatch) {
+    ksweep::test::TempDir dir;
+    size_t compared = 0;
+    for (const auto& e : fs::directory_iterator(kPatches)) {
+        const std::string patch = e.path().string();
+        if (e.path().extension() != ".patch" || patch.ends_with("malformed.patch") ||
+            patch.ends_with("does_not_apply.patch"))
+            continue;
+        auto base = check("--terse " + quote(patch));
+        ASSERT_NE(base.status, 2) << patch << ": " << base.output;
+        const std::string holds = tree_holding(dir, patch);
+        auto r = run(std::string(KSWEEP_BINARY) + " check " + quote(holds) + " --terse " +
+                         quote(patch) + " 2>" + quote(dir.path() + "/stderr"),
+                     false);
+        EXPECT_EQ(r.status, base.status) << patch << "\n" << r.output;
+        EXPECT_EQ(r.output, base.output) << patch;
+        const std::string said = ksweep::test::read_file(dir.path() + "/stderr");
+        EXPECT_NE(said.find("tree state: the tree already holds the patches ("), std::string::npos)
+            << patch << "\n"
+            << said;
+        EXPECT_TRUE(said.find("): checked against their pre-image from the hunks applied in "
+                              "reverse") != std::string::npos ||
+                    said.find("): checked against their pre-image without the files they add") !=
+                        std::string::npos)
+            << patch << "\n"
+            << said;
+        ++compared;
+    }
+    EXPECT_GE(compared, 20u);
+}
+
+// The README's CI recipe on a branch: format-patch of the commits a tree at their tip already
+// holds, checked there (the pre-image from git's blobs) and again on their base: one verdict.
+TEST(CheckCli, FormatPatchAtTheTipAndOnTheBaseGiveTheSameVerdict) {
+    ksweep::test::TempDir dir;
+    const std::string repo = repo_with_the_series(dir);
+    const std::string mbox = dir.path() + "/series.mbox";
+    ASSERT_EQ(
+        run("cd " + quote(repo) + " && git format-patch --stdout HEAD~2.. > " + quote(mbox)).status,
+        0);
+    const std::string gate =
+        std::string(KSWEEP_BINARY) + " check " + quote(repo) + " --terse - < " + quote(mbox);
+    auto tip = run(gate + " 2>" + quote(dir.path() + "/tip.err"), false);
+    EXPECT_EQ(tip.status, 1) << tip.output;
+    EXPECT_NE(tip.output.find("FOO_RETRY_MS is 7"), std::string::npos) << tip.output;
+    const std::string said = ksweep::test::read_file(dir.path() + "/tip.err");
+    EXPECT_NE(said.find("is at the post-image its index line names): checked against their "
+                        "pre-image from git (the blobs the index lines name)"),
+              std::string::npos)
+        << said;
+
+    ksweep::test::run_git(repo, "checkout -q HEAD~2");
+    auto base = run(gate + " 2>" + quote(dir.path() + "/base.err"), false);
+    EXPECT_EQ(base.status, tip.status);
+    EXPECT_EQ(base.output, tip.output);
+    EXPECT_NE(ksweep::test::read_file(dir.path() + "/base.err")
+                  .find("tree state: the patches apply to the tree, their base"),
+              std::string::npos);
+}
+
+// A patch that neither applies nor comes out again is still bad input: exit 2, both reasons.
+TEST(CheckCli, APatchInNeitherStateSaysBoth) {
+    auto r = run(std::string(KSWEEP_BINARY) + " check " + quote(kTree) + " " +
+                     quote(kPatches + "/does_not_apply.patch") + " 2>&1",
+                 false);
+    EXPECT_EQ(r.status, 2);
+    EXPECT_NE(r.output.find("does not apply"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("nor does the tree hold the patches already"), std::string::npos)
+        << r.output;
+}
+
 } // namespace

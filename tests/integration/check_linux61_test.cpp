@@ -4,6 +4,7 @@
 #include "check_tree_6_1.h"
 #include "json_fields.h"
 #include "require_env.h"
+#include "shareable.h"
 #include "test_repo.h"
 
 #include <cstdlib>
@@ -124,6 +125,44 @@ TEST_F(CheckOnLinux61, AnUnusableBuildDirIsAnUnresolvedCheckNotAPass) {
         << r.output;
     EXPECT_NE(r.output.find("--build-dir"), std::string::npos) << r.output;
     EXPECT_NE(r.output.find("1 checks"), std::string::npos) << r.output;
+}
+
+// Advice from the cause, on the real tree (issue 31): the build dir parses tpm_tis_core.c
+// before the patch, so a patch that does not compile is told so, not sent to --build-dir; a
+// name nothing defines is named. Every form of the output names no path of this machine.
+TEST_F(CheckOnLinux61, APatchThatDoesNotCompileIsToldSoInEveryFormWithoutMachinePaths) {
+    const std::string broken = patch_replacing(
+        "\t\ttpm_msleep(TPM_TIMEOUT);", "\t\tundeclared_var = 1;\n\t\tmsleep(TPM_TIMEOUT_POLL);");
+    auto text = check(quote(broken));
+    EXPECT_EQ(text.status, 1) << text.output;
+    EXPECT_NE(text.output.find("CHECK: msleep(TPM_TIMEOUT_POLL): TPM_TIMEOUT_POLL could not be "
+                               "evaluated: the patch does not compile: "
+                               "drivers/char/tpm/tpm_tis_core.c:142: use of undeclared "
+                               "identifier 'undeclared_var'"),
+              std::string::npos)
+        << text.output;
+    EXPECT_EQ(text.output.find("--build-dir"), std::string::npos) << text.output;
+    for (const char* format : {"json", "sarif"}) {
+        auto r = check(std::string("--format ") + format + " " + quote(broken));
+        EXPECT_EQ(r.status, 1) << r.output;
+        ksweep::test::expect_shareable(r.output, tree_, format);
+    }
+    ksweep::test::expect_shareable(text.output, tree_, "text");
+    // stderr's note too: the lines a bot mails back.
+    auto notes = check(quote(broken) + " 2>&1 >/dev/null");
+    EXPECT_NE(notes.output.find("calls through macros not checked: the patch does not compile"),
+              std::string::npos)
+        << notes.output;
+
+    auto undefined = check(quote(
+        patch_replacing("\t\ttpm_msleep(TPM_TIMEOUT);", "\t\tmsleep(TPM_NOWHERE_DEFINED_MS);")));
+    EXPECT_EQ(undefined.status, 1) << undefined.output;
+    EXPECT_NE(undefined.output.find("TPM_NOWHERE_DEFINED_MS is not defined in the tree (the "
+                                    "headers drivers/char/tpm/tpm_tis_core.c includes) nor by "
+                                    "the patch"),
+              std::string::npos)
+        << undefined.output;
+    EXPECT_EQ(undefined.output.find("--build-dir"), std::string::npos) << undefined.output;
 }
 
 // A directory that is no build dir at all is bad input: exit 2 with what to give instead,

@@ -80,5 +80,56 @@ TEST_F(FixCli, BadInputExitsTwo) {
     EXPECT_EQ(ksweep("").status, 2); // no TREE
 }
 
+// Paths on the command line that leave the tree are refused before anything is read: fix once
+// diffed ../outside/foo.c and, with --in-place --force, rewrote it (issue 31).
+TEST_F(FixCli, APathOutsideTheTreeIsRefusedAndNothingIsWritten) {
+    const fs::path outside = dir_.path().parent_path() / (dir_.path().filename().string() + "-out");
+    fs::create_directories(outside);
+    const std::string text = read(fs::path(KSWEEP_FIXTURES) / "fix/literal.c");
+    std::ofstream(outside / "foo.c") << text;
+    const std::string rel = "../" + outside.filename().string() + "/foo.c";
+    for (const std::string& args :
+         {"'" + tree_.string() + "' " + rel, "--in-place --force '" + tree_.string() + "' " + rel,
+          "'" + tree_.string() + "' '" + (outside / "foo.c").string() + "'"}) {
+        const test::CommandResult r =
+            run(std::string(KSWEEP_BINARY) + " fix --lexical-only " + args + " 2>&1");
+        EXPECT_EQ(r.status, 2) << args << "\n" << r.output;
+        EXPECT_NE(r.output.find("is outside the tree"), std::string::npos) << r.output;
+        EXPECT_EQ(r.output.find("---"), std::string::npos) << "a diff of it: " << r.output;
+    }
+    EXPECT_EQ(read(outside / "foo.c"), text);
+    fs::remove_all(outside);
+}
+
+TEST_F(FixCli, AFileThatIsNotCAndASubdirectoryAsTreeAreBadUsage) {
+    std::ofstream(tree_ / "drivers/misc/Kconfig") << "config MISC_FOO\n";
+    auto kconfig =
+        run(std::string(KSWEEP_BINARY) + " fix '" + tree_.string() + "' drivers/misc/Kconfig 2>&1");
+    EXPECT_EQ(kconfig.status, 2) << kconfig.output;
+    EXPECT_NE(kconfig.output.find("drivers/misc/Kconfig: not a C file"), std::string::npos)
+        << kconfig.output;
+    auto sub =
+        run(std::string(KSWEEP_BINARY) + " fix '" + (tree_ / "drivers/misc").string() + "' 2>&1");
+    EXPECT_EQ(sub.status, 2) << sub.output;
+    EXPECT_NE(sub.output.find("did you mean 'ksweep fix " + tree_.string() + " drivers/misc'?"),
+              std::string::npos)
+        << sub.output;
+}
+
+// One stderr line per target the fix wrote, with why (issue 31: stderr said usleep_range while
+// the diff wrote tpm_msleep()).
+TEST_F(FixCli, StderrSaysEachTargetItWrites) {
+    auto r = run(std::string(KSWEEP_BINARY) + " fix --lexical-only '" + tree_.string() +
+                 "' drivers/misc 2>&1 >/dev/null");
+    EXPECT_EQ(r.status, 0) << r.output;
+    EXPECT_NE(r.output.find("ksweep fix: usleep_range() for "), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("ksweep fix: usleep_range() for 10 sites in 4 files: target auto: "
+                            "usleep_range ("),
+              std::string::npos)
+        << r.output;
+    EXPECT_EQ(r.output.find("ksweep fix: target auto"), std::string::npos)
+        << "the target is said with its sites, once: " << r.output;
+}
+
 } // namespace
 } // namespace ksweep

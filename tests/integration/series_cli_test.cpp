@@ -81,4 +81,52 @@ TEST_F(SeriesCli, ARunInALogShowsProgressLinesAndTheTotals) {
                                  "sleeps.patch"));
 }
 
+// The default rules are fix's: both. Each is a sweep of its own (msleep_small in -o DIR,
+// short_jiffy_sleeps in DIR/short_jiffy_sleeps/), and a file the first rule's series changes
+// waits for a later run of the second, so no two series of the run touch one file.
+TEST_F(SeriesCli, TheDefaultRulesAreASweepEachAndNeverShareAFile) {
+    write_file(repo + "/drivers/hwmon/lm98.c",
+               "// SPDX-License-Identifier: GPL-2.0\n#include <linux/delay.h>\n\n"
+               "static void lm98_wait(void)\n{\n"
+               "\tschedule_timeout_uninterruptible(msecs_to_jiffies(2));\n}\n");
+    write_file(repo + "/drivers/watchdog/wdt99.c",
+               "// SPDX-License-Identifier: GPL-2.0\n#include <linux/delay.h>\n\n"
+               "static void wdt99_wait(void)\n{\n\tmsleep(3);\n"
+               "\tschedule_timeout_uninterruptible(msecs_to_jiffies(2));\n}\n");
+    write_file(repo + "/drivers/hwmon/Makefile", "obj-y += lm99.o lm98.o\n");
+    run_git(repo, "add -A");
+    run_git(repo, "commit -q -m 'More sleeps'");
+    const std::string out = tmp.path() + "/out";
+    // --signoff is git's flag: TREE after it is TREE, the identity git config's.
+    auto r = run(std::string(KSWEEP_BINARY) + " series --cache " + quote(tmp.path() + "/cache") +
+                     " -o " + quote(out) + " --signoff " + quote(repo) + " 2>" +
+                     quote(tmp.path() + "/err"),
+                 false);
+    ASSERT_EQ(r.status, 0) << r.output << read_file(tmp.path() + "/err");
+    const std::string err = read_file(tmp.path() + "/err");
+    EXPECT_TRUE(fs::exists(out + "/index.json"));
+    EXPECT_TRUE(fs::exists(out + "/short_jiffy_sleeps/index.json")) << r.output;
+    EXPECT_TRUE(fs::exists(out + "/short_jiffy_sleeps/linux-staging/"
+                                 "0001-hwmon-lm98-Use-usleep_range-for-short-jiffy-sleeps.patch"))
+        << r.output;
+    EXPECT_NE(err.find("short_jiffy_sleeps: left alone: drivers/watchdog/wdt99.c:7: the file is in "
+                       "this run's msleep_small series; run ksweep series again once that "
+                       "series is applied"),
+              std::string::npos)
+        << err;
+    EXPECT_FALSE(fs::exists(out + "/short_jiffy_sleeps/linux-watchdog")) << r.output;
+    const std::string mail =
+        read_file(out + "/linux-staging/0001-hwmon-lm99-Use-usleep_range-for-short-sleeps.patch");
+    EXPECT_NE(mail.find("Signed-off-by: Test Maintainer <test@example.org>"), std::string::npos)
+        << mail;
+    // And it ends with what to do next.
+    EXPECT_NE(r.output.find("next: read the mails, prove each series, then send it"),
+              std::string::npos)
+        << r.output;
+    EXPECT_NE(r.output.find("git send-email --dry-run " + out +
+                            "/short_jiffy_sleeps/linux-staging/*.patch"),
+              std::string::npos)
+        << r.output;
+}
+
 } // namespace

@@ -7,6 +7,7 @@
 #include "check_tree_6_1.h"
 #include "json_fields.h"
 #include "require_env.h"
+#include "shareable.h"
 
 #include <filesystem>
 #include <gtest/gtest.h>
@@ -121,7 +122,7 @@ TEST_F(Tree612, SeriesPassesL1ToL3InTheTreesOwnBuildDir) {
     ksweep::test::TempDir dir;
     std::string series = dir.path() + "/tpm";
     auto made = ksweep("series --signoff 'Test Maintainer <test@example.org>' -o " + quote(series) +
-                       " " + quote(tree_) + " drivers/char/tpm");
+                       " " + quote(tree_) + " drivers/char/tpm 2>&1");
     ASSERT_EQ(made.status, 0) << made.output;
     std::string out = dir.path() + "/report";
     auto v = run(std::string(KSWEEP_BINARY) + " validate --series " +
@@ -135,6 +136,23 @@ TEST_F(Tree612, SeriesPassesL1ToL3InTheTreesOwnBuildDir) {
     using ksweep::test::json_string;
     EXPECT_NE(json_string(root, "headers_dir").find("/builds/"), std::string::npos);
     EXPECT_NE(json_string(root, "build_dir_note").find("Linux " + version_), std::string::npos);
+    // HZ from its real source, in stderr, the mails and the report alike: the tree has no
+    // .config; the build dir ksweep made with allmodconfig has one (issue 31).
+    const std::string label =
+        "HZ=250 from allmodconfig (the build dir ksweep made; the tree has no .config)";
+    EXPECT_NE(made.output.find(label), std::string::npos) << made.output;
+    const std::string mail =
+        ksweep::test::read_file(ksweep::test::only_series_dir(series) +
+                                "/0001-tpm-st33zp24-Use-tpm_msleep-for-short-sleeps.patch");
+    EXPECT_NE(
+        std::regex_replace(mail, std::regex("\\s+"), " ").find("(sleep model, " + label + ")"),
+        std::string::npos)
+        << mail;
+    EXPECT_NE(json_string(root, "build_dir_note").find(label), std::string::npos)
+        << json_string(root, "build_dir_note");
+    // Shared outputs name the cache as $KSWEEP_CACHE, never its path on this machine.
+    ksweep::test::expect_shareable_files(series, tree_);
+    ksweep::test::expect_shareable_files(out, tree_);
     const ksweep::Json& patches = root.at("patches");
     ASSERT_GE(patches.size(), 3u) << "st33zp24, tpm_nsc, tpm_tis_i2c_cr50";
     for (const auto& p : patches) {

@@ -8,6 +8,7 @@
 //   driver breaks it, and the report says which requirement, how often and by which variant.
 #include "../series/test_repo.h"
 #include "require_env.h"
+#include "shareable.h"
 
 #include <cstdlib>
 #include <filesystem>
@@ -68,9 +69,10 @@ class ValidateOnLinux61 : public ::testing::Test {
         auto v = run(ksweep("validate --series " + quote(series) + " " + options + " -o " +
                             quote(out) + " " + quote(tree)));
         EXPECT_EQ(v.status, status) << v.output;
+        output = v.output;
         return out;
     }
-    std::string tree;
+    std::string tree, output;
     TempDir tmp;
 };
 
@@ -93,6 +95,52 @@ TEST_F(ValidateOnLinux61, TpmSeriesPassesL1ToL3) {
         EXPECT_EQ(json_query(report, p + "['levels']['L4']['status']"), "skipped");
     }
     EXPECT_FALSE(fs::exists(tree + "/.git")); // the tree was only read
+    // report.md and report.json are shared: the tree by its name, the series relative to the
+    // report's folder, the build dir's HZ with its real source; no path of this machine.
+    expect_shareable_files(out, tree);
+    const std::string md = read_file(out + "/report.md");
+    EXPECT_NE(md.find("- tree: `linux-source-6.1`"), std::string::npos) << md;
+    EXPECT_NE(md.find("- series: `../tpm/linux-tpmdd`"), std::string::npos) << md;
+    EXPECT_NE(md.find("HZ=250 from the config of the installed headers linux-headers-"),
+              std::string::npos)
+        << md;
+    // It ends with what to do next.
+    EXPECT_NE(output.find("next: put the measured figures into the mails"), std::string::npos)
+        << output;
+}
+
+// Bad usage exits 2 with a line naming the option, before anything is read or built (a missing
+// series folder used to give a report and exit 1; --levels 5 one catch-all line).
+TEST(ValidateCli, BadUsageExitsTwoNamingTheOption) {
+    const std::string tree = std::string(KSWEEP_FIXTURES) + "/check/tree";
+    const std::string series = std::string(KSWEEP_FIXTURES) + "/check/series";
+    const std::pair<std::string, std::string> cases[] = {
+        {"--series /nonexistent/series " + quote(tree), "--series /nonexistent/series: no such "
+                                                        "directory"},
+        {"--series " + quote(series) + " --levels 5 " + quote(tree),
+         "--levels 5: a list of levels"},
+        {"--series " + quote(series) + " --guest-hz 7 " + quote(tree), "--guest-hz 7: a list of"},
+        {"--series " + quote(series) + " --boots 0 " + quote(tree), "--boots 0: 1 to 50"},
+        {quote(tree), "give the series: --series DIR or --git RANGE"},
+        {"--series " + quote(series) + " --git HEAD " + quote(tree),
+         "--series and --git exclude each other"},
+        {"--series " + quote(series), "TREE missing"},
+        {"--series " + quote(series) + " --lava x --lava-results y " + quote(tree),
+         "--lava and --lava-results exclude each other"},
+    };
+    for (const auto& [args, said] : cases) {
+        auto r = run(ksweep("validate " + args));
+        EXPECT_EQ(r.status, 2) << args << "\n" << r.output;
+        EXPECT_NE(r.output.find("ksweep validate: " + said), std::string::npos) << args << "\n"
+                                                                                << r.output;
+        EXPECT_EQ(r.output.find("PASSED"), std::string::npos) << r.output;
+        EXPECT_EQ(r.output.find("FAILED"), std::string::npos) << r.output;
+    }
+    // The guests' HZ under its old name still works, with a note.
+    auto old = run(ksweep("validate --series " + quote(series) + " --hz 7 " + quote(tree)));
+    EXPECT_EQ(old.status, 2);
+    EXPECT_NE(old.output.find("--hz is deprecated: it is now --guest-hz"), std::string::npos)
+        << old.output;
 }
 
 // --keep-work keeps what it says: the scratch checkout the patches were applied in (it used
@@ -321,6 +369,9 @@ TEST_F(HistoricalNuvoton, LavaWritesOneValidJobPerBootAndAJobWithoutResultsIsRef
                           " \"$j\" || exit 1; done",
                       false);
     EXPECT_EQ(schema.status, 0) << schema.output;
+    // The jobs and their metadata go to a lab: no path of this machine's tree or cache.
+    expect_shareable_files(lava + "/jobs", tree);
+    expect_shareable(read_file(manifest), tree, manifest);
 
     // Results: one job's definition with no result at all.
     std::string results = tmp.path() + "/results";

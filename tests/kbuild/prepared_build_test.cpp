@@ -72,6 +72,10 @@ TEST(PreparedBuildTest, PreparesWithTheTreesKbuildOnceThenUsesTheCache) {
     EXPECT_EQ(first.dir.rfind((t.cache / "builds").string(), 0), 0u) << first.dir;
     EXPECT_NE(first.config_source.find("allmodconfig"), std::string::npos);
     EXPECT_EQ(first.hz, 300);
+    // The issue-31 case: the tree has no .config; HZ is allmodconfig's, in the build dir
+    // ksweep made, and every label says so (mails once said "from the tree's config").
+    EXPECT_EQ(choose_hz(0, first).label,
+              "HZ=300 from allmodconfig (the build dir ksweep made; the tree has no .config)");
     ASSERT_TRUE(first.version);
     EXPECT_EQ(first.version->minor, 12);
     EXPECT_TRUE(fs::exists(fs::path(first.dir) / "include/generated/autoconf.h"));
@@ -177,6 +181,9 @@ TEST(PreparedBuildTest, ABuildDirOfTheSameVersionIsUsedAsGiven) {
     EXPECT_EQ(build.origin, "--build-dir");
     EXPECT_EQ(choose_hz(0, build).hz, 100);
     EXPECT_EQ(choose_hz(1000, build).source, "--hz");
+    // Every figure's label says HZ's real source, and names no path.
+    EXPECT_EQ(choose_hz(0, build).label, "HZ=100 from the .config of the --build-dir");
+    EXPECT_EQ(choose_hz(1000, build).label, "HZ=1000 as given with --hz");
 }
 
 TEST(PreparedBuildTest, ATreeWithItsOwnConfigButNoPrepareIsRefusedWithTheWayOut) {
@@ -198,6 +205,7 @@ TEST(PreparedBuildTest, ATreePreparedInPlaceIsItsOwnBuildDir) {
     EXPECT_EQ(build.dir, fs::absolute(t.tree).lexically_normal().string());
     EXPECT_EQ(build.hz, 250);
     EXPECT_FALSE(build.made_now);
+    EXPECT_EQ(choose_hz(0, build).label, "HZ=250 from the tree's .config");
 }
 
 TEST(PreparedBuildTest, FindOnlyRequestsSayWhyThereIsNone) {
@@ -210,7 +218,8 @@ TEST(PreparedBuildTest, FindOnlyRequestsSayWhyThereIsNone) {
     EXPECT_FALSE(fs::exists(t.cache / "builds"));
     HzChoice hz = choose_hz(0, none);
     EXPECT_EQ(hz.hz, 250);
-    EXPECT_NE(describe(none, hz).find("assumed"), std::string::npos);
+    EXPECT_EQ(hz.label, "HZ=250, ksweep's default (no config states HZ)");
+    EXPECT_NE(describe(none, hz).find(hz.label), std::string::npos);
 }
 
 TEST(PreparedBuildTest, ATreeWithoutKbuildIsParsedWithoutOneAndSaysSo) {

@@ -92,6 +92,26 @@ TEST(FixEditKinds, SameFileMacrosConvertWithEveryUse) {
                        {"BAR_I2C_RETRY_DELAY_LONG", {10000, Resolution::Macro, ""}}});
 }
 
+// A macro converted to microseconds says so even when it had no unit comment (docs/fix.md;
+// upstream a233a0289cf9 wrote "(2 * 1000)	/* usec */"): a reader of the #define alone must
+// not take 1000 for milliseconds.
+TEST(FixEditKinds, AConvertedMacroWithoutAUnitCommentGetsOne) {
+    const Rule rule = testing::shipped_rule();
+    const std::map<std::string, Resolved> values = {
+        {"QUUX_ACTIVATE_DELAY", {1, Resolution::Macro, ""}},
+        {"QUUX_SELFTEST_DELAY", {2, Resolution::Macro, ""}},
+        {"QUUX_POWERON_DELAY", {50, Resolution::Macro, ""}},
+    };
+    const Fixed r = fix_fixture(rule, "macro_usec_uncommented.c", "drivers/misc/quux.c", values);
+    dump("macro_usec_uncommented.c", r.fix.fixed);
+    EXPECT_EQ(r.fix.fixed, read_fixture("macro_usec_uncommented.expected.c"));
+    EXPECT_EQ(r.fix.sites.size(), 2u);
+    expect_idempotent(rule, r.fix,
+                      {{"QUUX_ACTIVATE_DELAY", {1000, Resolution::Macro, ""}},
+                       {"QUUX_SELFTEST_DELAY", {2000, Resolution::Macro, ""}},
+                       {"QUUX_POWERON_DELAY", {50, Resolution::Macro, ""}}});
+}
+
 TEST(FixEditKinds, MacrosThatKeepTheirUnitScaleAtTheCallSite) {
     const Rule rule = testing::shipped_rule();
     const std::map<std::string, Resolved> values = {
