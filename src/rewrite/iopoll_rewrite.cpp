@@ -195,9 +195,12 @@ IopollPlan plan_iopoll(const Rule& rule, const Finding& f, const std::string& te
 }
 
 std::optional<Edit> iopoll_include(const std::string& text) {
-    // The <linux/...> includes, in order; the new one goes before the first that sorts after it.
+    // The <linux/...> includes: the new one goes before the first that sorts after it when they
+    // are sorted, else after the last of them.
     const std::string wanted = "linux/iopoll.h";
     std::optional<unsigned> before, after_last;
+    std::string previous;
+    bool sorted = true;
     size_t at = 0;
     while (at < text.size()) {
         const size_t end = line_end(text, at);
@@ -209,6 +212,8 @@ std::optional<Edit> iopoll_include(const std::string& text) {
             if (name == wanted)
                 return std::nullopt;
             if (name.rfind("linux/", 0) == 0) {
+                sorted = sorted && previous <= name;
+                previous = name;
                 if (!before && name > wanted)
                     before = static_cast<unsigned>(at);
                 after_last = static_cast<unsigned>(std::min(end + 1, text.size()));
@@ -218,6 +223,8 @@ std::optional<Edit> iopoll_include(const std::string& text) {
     }
     if (!before && !after_last)
         return std::nullopt;
+    if (!sorted)
+        before.reset();
     return Edit{before ? *before : *after_last, before ? *before : *after_last,
                 "#include <" + wanted + ">\n", -1};
 }

@@ -166,6 +166,13 @@ class Runner {
         return Flow::Normal;
     }
 
+    // A branch that ends the pass: break or return, last.
+    static bool leaves(const Stmt* s) {
+        if (const auto* block = llvm::dyn_cast_or_null<CompoundStmt>(s))
+            s = block->body_empty() ? nullptr : block->body_back();
+        return s && (llvm::isa<BreakStmt>(s) || llvm::isa<ReturnStmt>(s));
+    }
+
     Flow exec(const Stmt* s, int depth) {
         if (!s)
             return Flow::Normal;
@@ -193,6 +200,10 @@ class Runner {
             if (visit(i->getCond(), depth) == Flow::Stop)
                 return Flow::Stop;
             auto t = env_.eval(i->getCond());
+            // A poll's "give up now?" (the clock, the device): the pass that goes on is the
+            // one whose sleep is asked for.
+            if (!t && !i->getElse() && leaves(i->getThen()))
+                return Flow::Normal;
             if (!t)
                 return stop("the branch at " + where(i->getBeginLoc()) +
                             " depends on what is not a constant here");
@@ -288,9 +299,12 @@ TreeSleeps::Parse& TreeSleeps::parse(const std::string& probe_path, const std::s
     if (it != state_->parses.end())
         return *it->second;
     auto parse = std::make_unique<Parse>();
-    // CONFIG_HZ before any header: HZ, TICK_NSEC and every #if on them follow.
-    const std::string text =
-        "#undef CONFIG_HZ\n#define CONFIG_HZ " + std::to_string(hz) + "\n" + code;
+    // CONFIG_HZ before any header: HZ, TICK_NSEC and every #if on them follow. The build
+    // dir's generated timeconst.h (kernel/time/timeconst.bc, guarded by KERNEL_TIMECONST_H)
+    // holds its own HZ's constants and refuses any other; jiffies.h reads them only for an HZ
+    // that does not divide 1000, and 100, 250 and 1000 all do: it is left out.
+    const std::string text = "#undef CONFIG_HZ\n#define CONFIG_HZ " + std::to_string(hz) +
+                             "\n#define KERNEL_TIMECONST_H\n" + code;
     std::vector<std::string> args = state_->flags.for_file(probe_path);
     args.erase(std::remove(args.begin(), args.end(), "-ferror-limit=1"), args.end());
     FirstError errors;
@@ -394,7 +408,7 @@ FsleepRead TreeSleeps::read_fsleep() {
             }
             if (hi * 4 > lo * 5) {
                 quarter = false;
-                if (!twice)
+                if (!twice && out.note.empty())
                     out.note = "fsleep(" + std::to_string(us) + ") at HZ=" + std::to_string(hz) +
                                " is " + s.text() + " (" + s.at +
                                "), neither twice the sleep nor a quarter more at most";
