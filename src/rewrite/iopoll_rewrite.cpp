@@ -43,6 +43,8 @@ bool blank(std::string_view s) {
                        [](char c) { return c == ' ' || c == '\t' || c == '\r'; });
 }
 
+constexpr long long kMaxPollSleepUs = 20000;
+
 const char* const kReadlFamily[] = {"readb",         "readw",         "readl",
                                     "readq",         "readb_relaxed", "readw_relaxed",
                                     "readl_relaxed", "readq_relaxed"};
@@ -78,6 +80,13 @@ IopollPlan plan_iopoll(const Rule& rule, const Finding& f, const std::string& te
 
     IopollRewrite r;
     r.sleep_us = *f.requested_us();
+    // read_poll_timeout()'s kernel-doc: sleep_us "should be less than ~20ms since usleep_range
+    // is used"; a longer sleep between tries is a different loop.
+    if (r.sleep_us > kMaxPollSleepUs) {
+        plan.why_not = "its sleep of " + f.value_text() +
+                       " is above the ~20 ms read_poll_timeout() sleeps with usleep_range()";
+        return plan;
+    }
     const std::string sleep = sleep_text(f);
     // The timeout: never sooner than today at any HZ, unless the rule says otherwise.
     double budget_ms = 0;

@@ -70,6 +70,13 @@ ByHz budget_after_iopoll(long long sleep_us, long long timeout_us, TreeSleeps* s
     return out;
 }
 
+std::string budget_direction(const ByHz& before, const ByHz& after, int hz) {
+    const auto b = at_hz(before, hz), a = at_hz(after, hz);
+    if (!a || !b || *a == *b)
+        return "stays";
+    return *a < *b ? "falls" : "grows";
+}
+
 std::string budget_change(const ByHz& before, const ByHz& after, int tree_hz) {
     auto ms = [](std::optional<double> v) { return v ? format_ms(*v) : std::string("?"); };
     std::string out = ms(at_hz(before, tree_hz)) + " ms -> " + ms(at_hz(after, tree_hz)) +

@@ -42,6 +42,9 @@ ByHz budget_after_iopoll(long long sleep_us, long long timeout_us, TreeSleeps* s
 // tree's HZ first.
 std::string budget_change(const ByHz& before, const ByHz& after, int tree_hz);
 
+// Which way the budget goes at `hz`: "falls", "grows" or "stays".
+std::string budget_direction(const ByHz& before, const ByHz& after, int hz);
+
 // The budget at one HZ, or nullopt.
 std::optional<double> at_hz(const ByHz& by_hz, int hz);
 

@@ -302,9 +302,13 @@ std::string Planner::leave_reason(const Finding& f, const LoopOutcome& outcome) 
                                            : "a count ksweep cannot read (" +
                                                  f.loop.tries_text + ")";
     std::string out = "its loop gives up after " + tries;
-    if (!f.loop.budget_ms_by_hz.empty() && !outcome.after_ms_by_hz.empty())
-        out += ": the budget would fall from " +
-               budget_change(f.loop.budget_ms_by_hz, outcome.after_ms_by_hz, loops_.hz);
+    if (!f.loop.budget_ms_by_hz.empty() && !outcome.after_ms_by_hz.empty()) {
+        const std::string way =
+            budget_direction(f.loop.budget_ms_by_hz, outcome.after_ms_by_hz, loops_.hz);
+        out += ": the budget would " +
+               std::string(way == "falls" ? "fall" : way == "grows" ? "grow" : "stay") +
+               " from " + budget_change(f.loop.budget_ms_by_hz, outcome.after_ms_by_hz, loops_.hz);
+    }
     if (!outcome.why.empty())
         out += "; " + outcome.why;
     return out + rule_says;

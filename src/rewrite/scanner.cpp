@@ -1,5 +1,7 @@
 // scan_tree / scan_buffer: walks the tree, runs the lexical engine on every file and the
-// semantic engine where the lexical one left a site it could not settle, on -j threads.
+// semantic engine on every file with a call (the loop around each call is read from the AST;
+// the values of the lexical engine stand unless it left a site it could not settle), on -j
+// threads.
 #include "rewrite/scanner.h"
 
 #include "core/file_io.h"
@@ -252,27 +254,14 @@ void loops_unknown(LexicalScan& lexical, const std::string& why) {
     }
 }
 
-// Whether any call of the file is one the rule would change or cannot settle: the loop around
-// it matters, so the file is parsed for it.
-bool wants_loops(const ScanContext& c, const LexicalScan& lexical) {
-    return std::any_of(lexical.sites.begin(), lexical.sites.end(), [&](const LexicalSite& s) {
-        if (s.needs_semantic || !s.finding.value)
-            return true;
-        Finding f = s.finding;
-        judge(f, c);
-        return f.actionable;
-    });
-}
-
 FileOutcome scan_file(const ScanContext& c, const std::string& rel_path,
                       const std::string& content) {
     FileOutcome out;
     LexicalScan lexical = lexical_scan(c.rule, rel_path, content);
-    const bool loops = wants_loops(c, lexical);
+    // Every call's loop comes from the AST: a file with calls is parsed for them.
+    const bool loops = !lexical.sites.empty();
     if (!c.semantic)
         loops_unknown(lexical, "not analysed: the semantic engine is off (--lexical-only)");
-    else if (!loops)
-        loops_unknown(lexical, "not analysed: no call in this file is one the rule changes");
     if (c.semantic &&
         (lexical.needs_semantic() || c.macro_uses || loops || !c.other_sleeps.empty())) {
         SemanticScan semantic = semantic_scan(semantic_request(c, rel_path, content, lexical));

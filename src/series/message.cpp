@@ -210,14 +210,16 @@ std::string loop_sentence(const MessageContext& ctx, const FileFix& file, const 
             out += " Longest wait before it gives up: " + budget + label + ".";
         return out;
     }
-    std::string out = name + " paces " + loop + ": with the shorter sleep the loop's budget " +
-                      (budget.empty() ? "shrinks (by how much is not known: " +
-                                            (f.loop.tries ? std::string("the fixed sleep was not "
-                                                                        "evaluated")
-                                                          : "its count is not a constant") +
-                                            ")"
-                                      : "falls from " + budget + label) +
-                      ".";
+    std::string out = name + " paces " + loop + ": ";
+    if (budget.empty())
+        out += "with the new sleep the loop's budget changes, by how much is not known (" +
+               (f.loop.tries ? std::string("the new sleep was not evaluated")
+                             : "its count is not a constant") +
+               ").";
+    else
+        out += "with the new sleep the loop's budget " +
+               budget_direction(f.loop.budget_ms_by_hz, o.after_ms_by_hz, ctx.hz) + ": " + budget +
+               label + ".";
     if (!o.why.empty())
         out += " It keeps its loop because " + o.why + ".";
     return out;
