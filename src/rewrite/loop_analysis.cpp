@@ -233,11 +233,13 @@ std::string negated(const std::string& test) {
     return word ? "!" + test : "!(" + test + ")";
 }
 
-// The operands of a test joined by && and ||, each on its own.
+// The operands of a test joined by && and ||, each on its own; a macro's own && (time_before()'s
+// typechecks) stays inside the macro's use.
 void split_test(const Expr* e, std::vector<const Expr*>& out) {
     const Expr* bare = e->IgnoreParenImpCasts();
     if (const auto* b = llvm::dyn_cast<BinaryOperator>(bare);
-        b && (b->getOpcode() == BO_LAnd || b->getOpcode() == BO_LOr)) {
+        b && (b->getOpcode() == BO_LAnd || b->getOpcode() == BO_LOr) &&
+        !b->getOperatorLoc().isMacroID()) {
         split_test(b->getLHS(), out);
         split_test(b->getRHS(), out);
         return;
@@ -362,10 +364,12 @@ void LoopReader::find_counter_and_kind() {
 }
 
 void LoopReader::find_wait() {
-    // What the body reads into variables: `v = f(...)`, `T v = f(...)`, `f(..., &v)`.
+    // What the body reads into variables: `v = f(...)`, `*v = f(...)`, `T v = f(...)`,
+    // `f(..., &v)`.
     struct Read {
         const CallExpr* call;
-        bool out_param; // the value comes back through &v
+        bool out_param;     // the value comes back through &v
+        bool deref = false; // written through the pointer v
     };
     std::map<const VarDecl*, Read> reads;
     const Stmt* body = loop_body(loop_);
@@ -383,6 +387,14 @@ void LoopReader::find_wait() {
                                                           hasRHS(call))),
                                    *body, src_.ctx))
             reads.emplace(b.getNodeAs<VarDecl>("v"), Read{b.getNodeAs<CallExpr>("call"), false});
+        const auto through =
+            unaryOperator(hasOperatorName("*"), hasUnaryOperand(ignoringParenImpCasts(var)));
+        for (const auto& b : match(findAll(binaryOperator(isAssignmentOperator(),
+                                                          hasLHS(ignoringParenImpCasts(through)),
+                                                          hasRHS(call))),
+                                   *body, src_.ctx))
+            reads.emplace(b.getNodeAs<VarDecl>("v"),
+                          Read{b.getNodeAs<CallExpr>("call"), false, true});
         for (const auto& b :
              match(findAll(varDecl(hasInitializer(call)).bind("v")), *body, src_.ctx))
             reads.emplace(b.getNodeAs<VarDecl>("v"), Read{b.getNodeAs<CallExpr>("call"), false});
@@ -418,7 +430,7 @@ void LoopReader::find_wait() {
                     rank = r;
                     wait.reader = callee_name(it->second.call);
                     wait.call = src_.text(it->second.call);
-                    wait.value = v->getNameAsString();
+                    wait.value = (it->second.deref ? "*" : "") + v->getNameAsString();
                 }
             }
             if (rank == 1) {
