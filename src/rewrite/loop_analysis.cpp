@@ -963,31 +963,39 @@ std::variant<IopollShape, std::string> LoopReader::iopoll_shape(const Start& sta
         if (!after || after->getInit() || after->getConditionVariable())
             return std::string("nothing right after the loop tests whether it ran out");
         const Expr* ran_out = after->getCond();
-        if (ran_out->HasSideEffects(src_.ctx) ||
-            variables_in(ran_out, src_.ctx) != std::set<const VarDecl*>{counter_})
-            return "the test after the loop (" + src_.text(ran_out) +
-                   ") does not read the counter alone";
-        // Simulate: true where it ran out, false wherever a success left the loop.
-        std::string why;
-        auto evs = events(why);
-        std::vector<llvm::APSInt> at_waits;
-        std::optional<llvm::APSInt> at_end;
-        if (!evs || !simulate(*evs, start, why, &at_waits, &at_end) || !at_end)
-            return "running out cannot be told from success: " + why;
-        auto holds = [&](const llvm::APSInt& v) {
-            IntEnv env(src_.ctx);
-            env.bind(counter_, v);
-            return env.truth(ran_out, false);
-        };
-        auto out = holds(*at_end);
-        bool ok = out && *out;
-        for (const auto& v : at_waits) {
-            auto success = holds(v);
-            ok = ok && success && !*success;
+        if (ran_out->HasSideEffects(src_.ctx))
+            return "the test after the loop (" + src_.text(ran_out) + ") has side effects";
+        // Either it tests the last value the way the wait's test fails (`if (val)` after
+        // `if (!val) break;`: the poll re-reads once it runs out, and returns non-zero then), or
+        // it tests the counter alone, checked by running it: true where it ran out, false
+        // wherever a success left the loop.
+        const bool fails_the_wait = negated(src_.text(ran_out)) == shape.condition ||
+                                    negated(shape.condition) == src_.text(ran_out);
+        if (!fails_the_wait) {
+            if (variables_in(ran_out, src_.ctx) != std::set<const VarDecl*>{counter_})
+                return "the test after the loop (" + src_.text(ran_out) +
+                       ") reads neither the counter alone nor the value the wait tests";
+            std::string why;
+            auto evs = events(why);
+            std::vector<llvm::APSInt> at_waits;
+            std::optional<llvm::APSInt> at_end;
+            if (!evs || !simulate(*evs, start, why, &at_waits, &at_end) || !at_end)
+                return "running out cannot be told from success: " + why;
+            auto holds = [&](const llvm::APSInt& v) {
+                IntEnv env(src_.ctx);
+                env.bind(counter_, v);
+                return env.truth(ran_out, false);
+            };
+            auto out = holds(*at_end);
+            bool ok = out && *out;
+            for (const auto& v : at_waits) {
+                auto success = holds(v);
+                ok = ok && success && !*success;
+            }
+            if (!ok)
+                return "the test after the loop (" + src_.text(ran_out) +
+                       ") does not tell running out from success";
         }
-        if (!ok)
-            return "the test after the loop (" + src_.text(ran_out) +
-                   ") does not tell running out from success";
         auto test_range = src_.range(ran_out);
         if (!test_range)
             return std::string("the test after the loop is written inside a macro");
