@@ -80,6 +80,7 @@ TEST(FixLoops, IopollRewritesEveryLoopThatFitsAndKeepsTheOthersWithTheirBudget) 
     EXPECT_EQ(site_in(r, "poll_regmap_first")->loop.helper, "regmap_read_poll_timeout");
     EXPECT_EQ(site_in(r, "poll_readl_break")->loop.helper, "readl_poll_timeout");
     EXPECT_EQ(site_in(r, "poll_smbus")->loop.helper, "read_poll_timeout");
+    EXPECT_EQ(site_in(r, "poll_value_after")->loop.helper, "read_poll_timeout");
 
     // The two that do not fit: kept, with why and the budget after.
     for (const char* kept : {"poll_counted", "poll_through_pointer"}) {

@@ -153,7 +153,7 @@ TEST(LoopAnalysis, WithoutTheSemanticEngineEveryLoopIsUnknownAndSaysWhy) {
 TEST(LoopAnalysis, WhatStopsTheIopollShapeIsSaid) {
     const ScanResult r = scan_loops({"msleep_small"}, "drivers/loops/poll.c");
     for (const char* fits : {"poll_await_drdy", "poll_regmap_first", "poll_readl_break",
-                             "poll_smbus"}) {
+                             "poll_smbus", "poll_value_after"}) {
         const LoopInfo& l = in_function(r, fits).loop;
         EXPECT_TRUE(l.iopoll.has_value()) << fits << ": " << l.not_iopoll;
     }
