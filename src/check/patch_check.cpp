@@ -455,8 +455,8 @@ void PatchRun::check_subject(const Subject& s, InputReport& report,
 
     // A rule call gone from a count-ended loop where a new hrtimer sleep now is: the loops of
     // the file before, from a parse of it (made once, when it matters).
-    if (s.before && options_.semantic && !after->scan.other_sleeps.empty() &&
-        lexical_before && !lexical_before->findings.empty()) {
+    if (s.before && options_.semantic && !after->scan.other_sleeps.empty() && lexical_before &&
+        !lexical_before->findings.empty()) {
         if (!resolved_before)
             resolved_before = scan(before_, s.old_path, *s.before, true);
         check_loop_budgets(s, after->scan, *resolved_before, report, patch_subject);
@@ -513,11 +513,11 @@ void PatchRun::check_loop_budgets(const Subject& s, const ScanResult& after,
             w.finding.rule = rule_.name;
             w.finding.callee = o.callee;
             const size_t end = s.after.find(';', o.call_begin);
-            w.finding.call = s.after.substr(o.call_begin, end == std::string::npos
-                                                              ? 0
-                                                              : end - o.call_begin);
+            w.finding.call =
+                s.after.substr(o.call_begin, end == std::string::npos ? 0 : end - o.call_begin);
             locate(s, w.finding, true, w);
-            std::string advice = "keep the loop's budget (more tries, or a loop that ends by a time)";
+            std::string advice =
+                "keep the loop's budget (more tries, or a loop that ends by a time)";
             if (s.before) {
                 IopollPlan poll = plan_iopoll(rule_, was, *s.before, hz_, nullptr);
                 if (poll.rewrite)

@@ -189,7 +189,9 @@ int demo_command(int argc, char** argv) {
         replay.names = {"msleep_small"};
         replay.no_helpers = true;
         std::vector<Rule> rules = replay.load();
-        RuleOptions::settle(rules, "demo", tree, kbuild::find_build_dir(tree, kbuild::read_kernel_version(tree).value_or(KernelVersion{})));
+        RuleOptions::settle(rules, "demo", tree,
+                            kbuild::find_build_dir(
+                                tree, kbuild::read_kernel_version(tree).value_or(KernelVersion{})));
         const Rule& rule = rules.front();
 
         log("scanning " + std::string(kDemoPath));

@@ -92,8 +92,8 @@ void print_loops(const FixResult& result) {
                     budget_change(f.loop.budget_ms_by_hz, o.after_ms_by_hz, result.scan.hz);
         if (!o.why.empty() && o.policy != "leave")
             what += "; " + o.why;
-        std::fprintf(stderr, "  loop %s %s:%u: %s: %s\n", o.policy.c_str(), f.file.c_str(),
-                     f.line, f.call.c_str(), what.c_str());
+        std::fprintf(stderr, "  loop %s %s:%u: %s: %s\n", o.policy.c_str(), f.file.c_str(), f.line,
+                     f.call.c_str(), what.c_str());
     };
     for (const FileFix& f : result.files)
         for (const SiteOutcome& s : f.sites)

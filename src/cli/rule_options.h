@@ -29,8 +29,7 @@ struct RuleOptions {
     // `build_dir`'s flags, said in one stderr line prefixed with `command` when `say`. Throws
     // RuleError for a target the tree lacks.
     static void settle(std::vector<Rule>& rules, const std::string& command,
-                       const std::string& sources, const std::string& build_dir,
-                       bool say = true);
+                       const std::string& sources, const std::string& build_dir, bool say = true);
 };
 
 } // namespace ksweep::cli

@@ -50,17 +50,18 @@ Json loop_json(const LoopInfo& loop) {
                      {"value", string_or_null(loop.waits_for->value)},
                      {"condition", loop.waits_for->condition}};
     const bool in_loop = loop.ends_by != LoopEnd::None && loop.ends_by != LoopEnd::Unknown;
-    return Json{{"ends_by", std::string(to_string(loop.ends_by))},
-                {"statement", in_loop ? Json(loop.statement) : Json(nullptr)},
-                {"line", in_loop ? Json(loop.line) : Json(nullptr)},
-                {"tries", loop.tries ? Json(*loop.tries) : Json(nullptr)},
-                {"tries_text", string_or_null(loop.tries_text)},
-                {"counter", string_or_null(loop.counter)},
-                {"waits_for", std::move(waits)},
-                {"budget_ms_by_hz", by_hz_json(loop.budget_ms_by_hz)},
-                {"iopoll_shape", loop.count_ended() ? Json(loop.iopoll.has_value()) : Json(nullptr)},
-                {"not_iopoll", string_or_null(loop.not_iopoll)},
-                {"note", string_or_null(loop.note)}};
+    return Json{
+        {"ends_by", std::string(to_string(loop.ends_by))},
+        {"statement", in_loop ? Json(loop.statement) : Json(nullptr)},
+        {"line", in_loop ? Json(loop.line) : Json(nullptr)},
+        {"tries", loop.tries ? Json(*loop.tries) : Json(nullptr)},
+        {"tries_text", string_or_null(loop.tries_text)},
+        {"counter", string_or_null(loop.counter)},
+        {"waits_for", std::move(waits)},
+        {"budget_ms_by_hz", by_hz_json(loop.budget_ms_by_hz)},
+        {"iopoll_shape", loop.count_ended() ? Json(loop.iopoll.has_value()) : Json(nullptr)},
+        {"not_iopoll", string_or_null(loop.not_iopoll)},
+        {"note", string_or_null(loop.note)}};
 }
 
 // "count loop (do, line 354): 2 tries, budget 60/24/10 ms, waits for val & X (regmap_read)".
@@ -145,8 +146,8 @@ struct Summary {
     explicit Summary(const ScanResult& r) {
         for (auto kind : {"literal", "macro", "enum", "expression", "unresolved"})
             by_resolution[kind] = 0;
-        for (auto e : {LoopEnd::Unknown, LoopEnd::None, LoopEnd::Count, LoopEnd::Time,
-                       LoopEnd::Condition})
+        for (auto e :
+             {LoopEnd::Unknown, LoopEnd::None, LoopEnd::Count, LoopEnd::Time, LoopEnd::Condition})
             by_loop[std::string(to_string(e))] = 0;
         for (const auto& f : r.findings) {
             ++by_loop[std::string(to_string(f.loop.ends_by))];

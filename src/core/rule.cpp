@@ -149,9 +149,9 @@ LoopRules parse_loops(const std::string& path, const YAML::Node& node) {
     if (node["count"])
         loops.count = policy("count");
     if (node["fallback"]) {
-        loops.fallback = parse_choice<LoopPolicy>(
-            path, node["fallback"], "fallback",
-            {{"keep", LoopPolicy::Keep}, {"leave", LoopPolicy::Leave}});
+        loops.fallback =
+            parse_choice<LoopPolicy>(path, node["fallback"], "fallback",
+                                     {{"keep", LoopPolicy::Keep}, {"leave", LoopPolicy::Leave}});
     }
     if (node["timeout"])
         loops.timeout = parse_choice<IopollTimeout>(path, node["timeout"], "timeout",

@@ -39,8 +39,8 @@ enum class LoopPolicy { Iopoll, Keep, Leave };
 enum class IopollTimeout { Longest, TreeHz, Nominal };
 
 struct LoopRules {
-    LoopPolicy count = LoopPolicy::Iopoll;   // count-ended loops
-    LoopPolicy fallback = LoopPolicy::Keep;  // those iopoll cannot rewrite (keep or leave)
+    LoopPolicy count = LoopPolicy::Iopoll;  // count-ended loops
+    LoopPolicy fallback = LoopPolicy::Keep; // those iopoll cannot rewrite (keep or leave)
     IopollTimeout timeout = IopollTimeout::Longest;
 };
 
@@ -154,8 +154,8 @@ std::string default_rule_path();
 // The shipped rules loaded when no --rule is given, in the order their findings are fixed.
 std::vector<std::string> default_rule_names();
 
-std::string_view to_string(Unit unit);          // "ms", "us"
-std::string_view to_string(LoopPolicy policy);   // "iopoll", "keep", "leave"
+std::string_view to_string(Unit unit);             // "ms", "us"
+std::string_view to_string(LoopPolicy policy);     // "iopoll", "keep", "leave"
 std::string_view to_string(IopollTimeout timeout); // "longest", "tree_hz", "nominal"
 // "iopoll", "keep" or "leave" as a LoopPolicy; nullopt for anything else.
 std::optional<LoopPolicy> loop_policy_named(const std::string& name);

@@ -182,8 +182,7 @@ FileFix fix_file_text(const Rule& rule, const std::string& path, const std::stri
             if (sleeps)
                 if (const SleepEval e = sleeps->iopoll_sleep(site.loop.sleep_us, hz); e.step)
                     site.loop.poll_sleep = e.step->text() + " (" + e.step->at + ")";
-        }
-        else if (site.loop.policy == "keep")
+        } else if (site.loop.policy == "keep")
             site.loop.after_ms_by_hz = budget_after_keep(
                 site.finding, rule.target_for(path), fix.slack_us,
                 fix.helper && site.finding.unit == Unit::Milliseconds ? fix.helper : std::nullopt,

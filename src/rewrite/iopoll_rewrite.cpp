@@ -69,7 +69,8 @@ IopollPlan plan_iopoll(const Rule& rule, const Finding& f, const std::string& te
         return plan;
     }
     const unsigned start = line_start(text, s.loop_begin);
-    if (s.loop_end > text.size() || !blank(std::string_view(text).substr(start, s.loop_begin - start))) {
+    if (s.loop_end > text.size() ||
+        !blank(std::string_view(text).substr(start, s.loop_begin - start))) {
         plan.why_not = "its loop does not start its line";
         return plan;
     }
@@ -106,14 +107,13 @@ IopollPlan plan_iopoll(const Rule& rule, const Finding& f, const std::string& te
         budget_ms = static_cast<double>(*loop.tries) * f.predicted_sleep_ms;
         r.timeout_us = std::llround(budget_ms * 1000);
         timeout = std::to_string(r.timeout_us);
-        r.timeout_why = "the longest the loop waits today at the tree's HZ=" +
-                        std::to_string(tree_hz);
+        r.timeout_why =
+            "the longest the loop waits today at the tree's HZ=" + std::to_string(tree_hz);
         break;
     case IopollTimeout::Nominal:
         r.timeout_us = *loop.tries * r.sleep_us;
-        timeout = is_decimal(loop.tries_text) && is_decimal(sleep)
-                      ? std::to_string(r.timeout_us)
-                      : times(loop.tries_text, sleep);
+        timeout = is_decimal(loop.tries_text) && is_decimal(sleep) ? std::to_string(r.timeout_us)
+                                                                   : times(loop.tries_text, sleep);
         r.timeout_why = "the loop's " + loop.tries_text + " tries of " + f.value_text();
         break;
     }
@@ -137,27 +137,35 @@ IopollPlan plan_iopoll(const Rule& rule, const Finding& f, const std::string& te
         call = {"regmap_read_poll_timeout",
                 {{s.args[0]}, {s.args[1]}, {s.value}, {s.condition}, {sleep}, {timeout}}};
         const std::string head = s.status + " = ";
-        statement = head +
-                    layout_call(call, column + static_cast<unsigned>(head.size()), 1, tabs) +
+        statement = head + layout_call(call, column + static_cast<unsigned>(head.size()), 1, tabs) +
                     ";\n" + indent + "if (" + s.status + " != -ETIMEDOUT)" + return_on_success;
     } else {
         if (!s.status.empty()) {
             // Sleeping first: read_poll_timeout() of regmap_read itself, whose status ends the
             // poll as the loop's `return ret` did.
             call = {"read_poll_timeout",
-                    {{"regmap_read"}, {s.status}, {s.status + " || (" + s.condition + ")"}, {sleep},
-                     {timeout}, {first}, {s.args[0]}, {s.args[1]}, {"&" + s.value}}};
+                    {{"regmap_read"},
+                     {s.status},
+                     {s.status + " || (" + s.condition + ")"},
+                     {sleep},
+                     {timeout},
+                     {first},
+                     {s.args[0]},
+                     {s.args[1]},
+                     {"&" + s.value}}};
         } else if (!s.sleep_first && s.args.size() == 1 &&
                    std::find(std::begin(kReadlFamily), std::end(kReadlFamily), s.op) !=
                        std::end(kReadlFamily) &&
                    has("include/linux/iopoll.h", s.op + "_poll_timeout")) {
-            call = {s.op + "_poll_timeout", {{s.args[0]}, {s.value}, {s.condition}, {sleep}, {timeout}}};
+            call = {s.op + "_poll_timeout",
+                    {{s.args[0]}, {s.value}, {s.condition}, {sleep}, {timeout}}};
         } else if (!s.sleep_first && s.args.size() == 1 &&
                    has("include/linux/iopoll.h", "readx_poll_timeout")) {
             call = {"readx_poll_timeout",
                     {{s.op}, {s.args[0]}, {s.value}, {s.condition}, {sleep}, {timeout}}};
         } else {
-            call = {"read_poll_timeout", {{s.op}, {s.value}, {s.condition}, {sleep}, {timeout}, {first}}};
+            call = {"read_poll_timeout",
+                    {{s.op}, {s.value}, {s.condition}, {sleep}, {timeout}, {first}}};
             for (const std::string& a : s.args)
                 call.args.push_back({a});
         }
@@ -186,16 +194,16 @@ IopollPlan plan_iopoll(const Rule& rule, const Finding& f, const std::string& te
             plan.why_not = "the test after the loop is not on the line after it";
             return plan;
         }
-        if (!blank(std::string_view(text).substr(s.loop_end, line_end(text, s.loop_end) - s.loop_end))) {
+        if (!blank(std::string_view(text).substr(s.loop_end,
+                                                 line_end(text, s.loop_end) - s.loop_end))) {
             plan.why_not = "something follows the loop on its last line";
             return plan;
         }
         r.edits.push_back(Edit{start, next_line, "", -1});
         const std::string tail = text.substr(s.test_end, line_end(text, s.test_end) - s.test_end);
-        r.edits.push_back(Edit{s.test_begin, s.test_end,
-                               layout_call(call, column_at(text, s.test_begin),
-                                           width_from(tail, 0), tabs),
-                               -1});
+        r.edits.push_back(
+            Edit{s.test_begin, s.test_end,
+                 layout_call(call, column_at(text, s.test_begin), width_from(tail, 0), tabs), -1});
     }
     std::sort(r.edits.begin(), r.edits.end(),
               [](const Edit& a, const Edit& b) { return a.begin < b.begin; });

@@ -44,8 +44,8 @@ struct IopollPlan {
     std::optional<IopollRewrite> rewrite;
     std::string why_not;
 };
-IopollPlan plan_iopoll(const Rule& rule, const Finding& f, const std::string& text,
-                       int tree_hz, const TreeDefines& defines);
+IopollPlan plan_iopoll(const Rule& rule, const Finding& f, const std::string& text, int tree_hz,
+                       const TreeDefines& defines);
 
 // The text's `#include <linux/...>` block with <linux/iopoll.h> added in order: the insertion,
 // or nullopt when the file includes it already (or has no <linux/...> include to sort it among).

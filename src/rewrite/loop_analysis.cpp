@@ -25,13 +25,27 @@ using namespace clang::ast_matchers;
 constexpr long long kMaxTries = 1'000'000;
 
 // Calls and variables that tell the time: a loop whose test reads one ends by a deadline.
-const std::vector<llvm::StringRef> kClockCalls = {
-    "get_jiffies_64",     "ktime_get",       "ktime_get_ns",      "ktime_get_raw",
-    "ktime_get_boottime", "ktime_get_real",  "ktime_get_mono_fast_ns",
-    "ktime_compare",      "ktime_after",     "ktime_before",      "ktime_us_delta",
-    "ktime_ms_delta",     "ktime_sub",       "ktime_to_us",       "ktime_to_ms",
-    "local_clock",        "sched_clock",     "jiffies_to_msecs",  "jiffies_to_usecs",
-    "time_is_before_jiffies", "time_is_after_jiffies"};
+const std::vector<llvm::StringRef> kClockCalls = {"get_jiffies_64",
+                                                  "ktime_get",
+                                                  "ktime_get_ns",
+                                                  "ktime_get_raw",
+                                                  "ktime_get_boottime",
+                                                  "ktime_get_real",
+                                                  "ktime_get_mono_fast_ns",
+                                                  "ktime_compare",
+                                                  "ktime_after",
+                                                  "ktime_before",
+                                                  "ktime_us_delta",
+                                                  "ktime_ms_delta",
+                                                  "ktime_sub",
+                                                  "ktime_to_us",
+                                                  "ktime_to_ms",
+                                                  "local_clock",
+                                                  "sched_clock",
+                                                  "jiffies_to_msecs",
+                                                  "jiffies_to_usecs",
+                                                  "time_is_before_jiffies",
+                                                  "time_is_after_jiffies"};
 const std::vector<llvm::StringRef> kClockVariables = {"jiffies", "jiffies_64"};
 
 // What the loop code shares: the AST, its source, and the function the call is in.
@@ -45,9 +59,9 @@ struct Source {
         if (!s)
             return "";
         const CharSourceRange range = sm.getExpansionRange(s->getSourceRange());
-        const llvm::StringRef raw = Lexer::getSourceText(
-            CharSourceRange::getTokenRange(range.getBegin(), range.getEnd()), sm,
-            ctx.getLangOpts());
+        const llvm::StringRef raw =
+            Lexer::getSourceText(CharSourceRange::getTokenRange(range.getBegin(), range.getEnd()),
+                                 sm, ctx.getLangOpts());
         std::string out;
         bool space = false;
         for (char c : raw) {
@@ -63,9 +77,7 @@ struct Source {
         return out;
     }
 
-    unsigned line(const Stmt* s) const {
-        return sm.getExpansionLineNumber(s->getBeginLoc());
-    }
+    unsigned line(const Stmt* s) const { return sm.getExpansionLineNumber(s->getBeginLoc()); }
 
     // [begin, end) of the node in the main file, or nullopt when it is not written there
     // whole (a macro's body, a header).
@@ -135,9 +147,11 @@ std::set<const VarDecl*> stepped_in(const Stmt* s, ASTContext& ctx) {
     std::set<const VarDecl*> out;
     if (!s)
         return out;
-    const auto var = ignoringParenImpCasts(declRefExpr(to(varDecl(hasType(isInteger())).bind("v"))));
-    const auto step = stmt(anyOf(unaryOperator(hasAnyOperatorName("++", "--"), hasUnaryOperand(var)),
-                                 binaryOperator(hasAnyOperatorName("+=", "-="), hasLHS(var))));
+    const auto var =
+        ignoringParenImpCasts(declRefExpr(to(varDecl(hasType(isInteger())).bind("v"))));
+    const auto step =
+        stmt(anyOf(unaryOperator(hasAnyOperatorName("++", "--"), hasUnaryOperand(var)),
+                   binaryOperator(hasAnyOperatorName("+=", "-="), hasLHS(var))));
     for (const auto& bound : match(findAll(step), *s, ctx))
         out.insert(bound.getNodeAs<VarDecl>("v"));
     return out;
@@ -160,9 +174,8 @@ std::set<const VarDecl*> written_in(const Stmt* s, ASTContext& ctx) {
 bool reads_clock(const Stmt* s, ASTContext& ctx) {
     if (!s)
         return false;
-    const auto clock =
-        stmt(anyOf(declRefExpr(to(varDecl(hasAnyName(kClockVariables)))),
-                   callExpr(callee(functionDecl(hasAnyName(kClockCalls))))));
+    const auto clock = stmt(anyOf(declRefExpr(to(varDecl(hasAnyName(kClockVariables)))),
+                                  callExpr(callee(functionDecl(hasAnyName(kClockCalls))))));
     return !match(findAll(clock), *s, ctx).empty();
 }
 
@@ -258,8 +271,8 @@ std::vector<const Stmt*> statements_of(const Stmt* body) {
 const Stmt* lone_exit(const Stmt* then) {
     if (const auto* c = llvm::dyn_cast_or_null<CompoundStmt>(then))
         then = c->size() == 1 ? c->body_front() : nullptr;
-    if (then && (llvm::isa<BreakStmt>(then) || llvm::isa<ReturnStmt>(then) ||
-                 llvm::isa<GotoStmt>(then)))
+    if (then &&
+        (llvm::isa<BreakStmt>(then) || llvm::isa<ReturnStmt>(then) || llvm::isa<GotoStmt>(then)))
         return then;
     return nullptr;
 }
@@ -273,8 +286,8 @@ struct Event {
 // Where the counter starts: set by the for's init, or by the last write before the loop, or the
 // variable's own initialiser; with the statements that set it (for iopoll, which deletes them).
 struct Start {
-    const Expr* value = nullptr;       // nullptr: not known
-    const Stmt* statement = nullptr;   // `n = 2;` before the loop
+    const Expr* value = nullptr;     // nullptr: not known
+    const Stmt* statement = nullptr; // `n = 2;` before the loop
     const DeclStmt* declared = nullptr;
     std::string why; // value unknown: why
 };
@@ -343,10 +356,10 @@ void LoopReader::find_counter_and_kind() {
         timed = timed || reads_clock(test, src_.ctx);
         // A test on a variable the loop sets from the clock ("elapsed > timeout").
         for (const VarDecl* v : variables_in(test, src_.ctx)) {
-            const auto set_from_clock =
-                binaryOperator(isAssignmentOperator(),
-                               hasLHS(ignoringParenImpCasts(declRefExpr(to(varDecl(equalsNode(v)))))),
-                               hasRHS(expr().bind("rhs")));
+            const auto set_from_clock = binaryOperator(
+                isAssignmentOperator(),
+                hasLHS(ignoringParenImpCasts(declRefExpr(to(varDecl(equalsNode(v)))))),
+                hasRHS(expr().bind("rhs")));
             for (const auto& bound : match(findAll(set_from_clock), *loop_, src_.ctx))
                 timed = timed || reads_clock(bound.getNodeAs<Expr>("rhs"), src_.ctx);
         }
@@ -375,24 +388,24 @@ void LoopReader::find_wait() {
     const Stmt* body = loop_body(loop_);
     if (body) {
         const auto var = declRefExpr(to(varDecl().bind("v")));
-        for (const auto& b : match(findAll(callExpr(hasAnyArgument(ignoringParenImpCasts(
-                                                        unaryOperator(hasOperatorName("&"),
-                                                                      hasUnaryOperand(var)))))
-                                               .bind("call")),
-                                   *body, src_.ctx))
+        for (const auto& b :
+             match(findAll(callExpr(hasAnyArgument(ignoringParenImpCasts(
+                                        unaryOperator(hasOperatorName("&"), hasUnaryOperand(var)))))
+                               .bind("call")),
+                   *body, src_.ctx))
             reads[b.getNodeAs<VarDecl>("v")] = {b.getNodeAs<CallExpr>("call"), true};
         const auto call = ignoringParenImpCasts(callExpr().bind("call"));
-        for (const auto& b : match(findAll(binaryOperator(isAssignmentOperator(),
-                                                          hasLHS(ignoringParenImpCasts(var)),
-                                                          hasRHS(call))),
-                                   *body, src_.ctx))
+        for (const auto& b :
+             match(findAll(binaryOperator(isAssignmentOperator(),
+                                          hasLHS(ignoringParenImpCasts(var)), hasRHS(call))),
+                   *body, src_.ctx))
             reads.emplace(b.getNodeAs<VarDecl>("v"), Read{b.getNodeAs<CallExpr>("call"), false});
         const auto through =
             unaryOperator(hasOperatorName("*"), hasUnaryOperand(ignoringParenImpCasts(var)));
-        for (const auto& b : match(findAll(binaryOperator(isAssignmentOperator(),
-                                                          hasLHS(ignoringParenImpCasts(through)),
-                                                          hasRHS(call))),
-                                   *body, src_.ctx))
+        for (const auto& b :
+             match(findAll(binaryOperator(isAssignmentOperator(),
+                                          hasLHS(ignoringParenImpCasts(through)), hasRHS(call))),
+                   *body, src_.ctx))
             reads.emplace(b.getNodeAs<VarDecl>("v"),
                           Read{b.getNodeAs<CallExpr>("call"), false, true});
         for (const auto& b :
@@ -538,7 +551,8 @@ Start LoopReader::counter_start() const {
     Start start;
     start.declared = declaration_in(path_, counter_);
     if (const auto* f = llvm::dyn_cast<ForStmt>(loop_); f && f->getInit())
-        if (written_in(f->getInit(), src_.ctx).count(counter_) || declares(f->getInit(), counter_)) {
+        if (written_in(f->getInit(), src_.ctx).count(counter_) ||
+            declares(f->getInit(), counter_)) {
             start.statement = f->getInit(); // the simulation runs it
             return start;
         }
@@ -614,8 +628,8 @@ std::optional<std::vector<Event>> LoopReader::events(std::string& why) const {
             out.push_back({Event::Update, e});
             continue;
         }
-        why = info_.counter + " changes inside a branch (line " + std::to_string(src_.line(s)) +
-              ")";
+        why =
+            info_.counter + " changes inside a branch (line " + std::to_string(src_.line(s)) + ")";
         return std::nullopt;
     }
     if (std::none_of(out.begin(), out.end(), [](const Event& e) { return e.kind == Event::Sleep; }))
@@ -627,8 +641,7 @@ std::optional<std::vector<Event>> LoopReader::events(std::string& why) const {
 // how many times it sleeps. `at_waits` gets the counter at each wait test (where a success
 // leaves the loop), `at_end` the counter once it runs out.
 std::optional<long long> LoopReader::simulate(const std::vector<Event>& events, const Start& start,
-                                              std::string& why,
-                                              std::vector<llvm::APSInt>* at_waits,
+                                              std::string& why, std::vector<llvm::APSInt>* at_waits,
                                               std::optional<llvm::APSInt>* at_end) const {
     IntEnv env(src_.ctx);
     const auto* f = llvm::dyn_cast<ForStmt>(loop_);
@@ -902,9 +915,9 @@ std::variant<IopollShape, std::string> LoopReader::iopoll_shape(const Start& sta
         if (body.size() != 2)
             return extra(body.size() > 2 ? body[2] : first);
         const auto* check = llvm::dyn_cast<IfStmt>(body[1]);
-        const auto* ret =
-            check && !check->getElse() ? llvm::dyn_cast_or_null<ReturnStmt>(lone_exit(check->getThen()))
-                                       : nullptr;
+        const auto* ret = check && !check->getElse()
+                              ? llvm::dyn_cast_or_null<ReturnStmt>(lone_exit(check->getThen()))
+                              : nullptr;
         const std::string st = status->getNameAsString();
         const std::string cond = check ? src_.text(check->getCond()) : "";
         if (!ret || !ret->getRetValue() || src_.text(ret->getRetValue()) != st ||
@@ -1024,8 +1037,8 @@ std::variant<IopollShape, std::string> LoopReader::iopoll_shape(const Start& sta
     } else {
         return info_.counter + " is not a local variable";
     }
-    if (start.statement && !(llvm::isa<ForStmt>(loop_) &&
-                             start.statement == llvm::cast<ForStmt>(loop_)->getInit())) {
+    if (start.statement &&
+        !(llvm::isa<ForStmt>(loop_) && start.statement == llvm::cast<ForStmt>(loop_)->getInit())) {
         auto lines = line_of(start.statement);
         if (!lines)
             return info_.counter + "'s start shares its line";

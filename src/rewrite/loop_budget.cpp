@@ -84,8 +84,8 @@ std::string budget_change(const ByHz& before, const ByHz& after, int tree_hz) {
     std::string others;
     for (int hz : budget_hz())
         if (hz != tree_hz)
-            others += std::string(others.empty() ? "" : ", ") + "HZ=" + std::to_string(hz) +
-                      ": " + ms(at_hz(before, hz)) + " -> " + ms(at_hz(after, hz));
+            others += std::string(others.empty() ? "" : ", ") + "HZ=" + std::to_string(hz) + ": " +
+                      ms(at_hz(before, hz)) + " -> " + ms(at_hz(after, hz));
     return others.empty() ? out : out + " (" + others + ")";
 }
 

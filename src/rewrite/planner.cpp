@@ -3,8 +3,8 @@
 #include "rewrite/iopoll_rewrite.h"
 #include "rewrite/kernel_style.h"
 #include "rewrite/loop_budget.h"
-#include "rewrite/sleep_eval.h"
 #include "rewrite/slack_name.h"
+#include "rewrite/sleep_eval.h"
 
 #include <algorithm>
 #include <cctype>
@@ -132,7 +132,7 @@ class Planner {
     const LoopContext& loops_;
     std::vector<Pending> pending_;
     std::map<unsigned, LoopOutcome> kept_loops_; // keep: the outcome, for the group's sites
-    std::set<unsigned> iopoll_calls_;             // sites whose loop becomes a poll
+    std::set<unsigned> iopoll_calls_;            // sites whose loop becomes a poll
     FilePlan plan_;
 };
 
@@ -298,15 +298,17 @@ std::string Planner::leave_reason(const Finding& f, const LoopOutcome& outcome) 
     const std::string rule_says = " (the rule's loop policy: leave)";
     if (f.loop.ends_by != LoopEnd::Count)
         return outcome.why + rule_says;
-    const std::string tries = f.loop.tries ? std::to_string(*f.loop.tries) + " tries"
-                                           : "a count ksweep cannot read (" +
-                                                 f.loop.tries_text + ")";
+    const std::string tries = f.loop.tries
+                                  ? std::to_string(*f.loop.tries) + " tries"
+                                  : "a count ksweep cannot read (" + f.loop.tries_text + ")";
     std::string out = "its loop gives up after " + tries;
     if (!f.loop.budget_ms_by_hz.empty() && !outcome.after_ms_by_hz.empty()) {
         const std::string way =
             budget_direction(f.loop.budget_ms_by_hz, outcome.after_ms_by_hz, loops_.hz);
         out += ": the budget would " +
-               std::string(way == "falls" ? "fall" : way == "grows" ? "grow" : "stay") +
+               std::string(way == "falls"   ? "fall"
+                           : way == "grows" ? "grow"
+                                            : "stay") +
                " from " + budget_change(f.loop.budget_ms_by_hz, outcome.after_ms_by_hz, loops_.hz);
     }
     if (!outcome.why.empty())
@@ -572,9 +574,13 @@ FilePlan plan_file(const Rule& rule, const std::string& path, const std::string&
                 continue;
             }
             for (const Finding& f : g.findings)
-                plan.skipped.push_back(SiteOutcome{
-                    f, false, "", "no #define block or #include before it for the slack constant",
-                    "", {}});
+                plan.skipped.push_back(
+                    SiteOutcome{f,
+                                false,
+                                "",
+                                "no #define block or #include before it for the slack constant",
+                                "",
+                                {}});
         }
         plan.groups = std::move(kept);
     }

@@ -48,9 +48,9 @@ struct EditGroup {
     std::vector<Finding> findings;         // the call sites it fixes
     std::map<unsigned, std::string> calls; // call_begin of a rewritten call -> it, on one line
     std::string how;
-    long long shortest_us = 0; // its shortest sleep in µs, for a percent slack policy
-    bool uses_slack = false;   // names the slack constant
-    bool uses_helper = false;  // calls the subsystem's own sleep helper
+    long long shortest_us = 0;   // its shortest sleep in µs, for a percent slack policy
+    bool uses_slack = false;     // names the slack constant
+    bool uses_helper = false;    // calls the subsystem's own sleep helper
     bool needs_iopoll_h = false; // calls an iopoll helper: <linux/iopoll.h> must be included
     std::map<unsigned, LoopOutcome> loops; // call_begin -> the loop policy's outcome
 };

@@ -235,8 +235,9 @@ std::vector<Finding> macro_use_findings(const Rule& rule, const std::string& rel
 void attach_loops(LexicalScan& lexical, const SemanticScan& semantic) {
     for (auto& site : lexical.sites) {
         Finding& f = site.finding;
-        auto seen = std::find_if(semantic.sites.begin(), semantic.sites.end(),
-                                 [&](const SemanticSite& s) { return s.call_begin == f.call_begin; });
+        auto seen =
+            std::find_if(semantic.sites.begin(), semantic.sites.end(),
+                         [&](const SemanticSite& s) { return s.call_begin == f.call_begin; });
         if (seen != semantic.sites.end()) {
             f.loop = seen->loop;
         } else {
@@ -273,9 +274,9 @@ FileOutcome scan_file(const ScanContext& c, const std::string& rel_path,
                 for (auto& site : lexical.sites)
                     merge(site, semantic);
             attach_loops(lexical, semantic);
-            out.macro_uses = c.macro_uses ? macro_use_findings(c.rule, rel_path, content,
-                                                               semantic.expansions)
-                                          : std::vector<Finding>{};
+            out.macro_uses =
+                c.macro_uses ? macro_use_findings(c.rule, rel_path, content, semantic.expansions)
+                             : std::vector<Finding>{};
             out.other_sleeps = std::move(semantic.other_sleeps);
             for (OtherSleep& o : out.other_sleeps)
                 o.file = rel_path;
@@ -287,7 +288,8 @@ FileOutcome scan_file(const ScanContext& c, const std::string& rel_path,
                 if (site.needs_semantic)
                     site.finding.note =
                         "semantic parse failed (" + semantic.error + "); " + site.finding.note;
-            loops_unknown(lexical, "not analysed: the semantic parse failed (" + semantic.error + ")");
+            loops_unknown(lexical,
+                          "not analysed: the semantic parse failed (" + semantic.error + ")");
         }
     }
     for (auto& site : lexical.sites) {

@@ -30,10 +30,19 @@ using namespace clang;
 
 // The calls that sleep or wait: where a run stops and reads the arguments.
 bool is_primitive(const std::string& name) {
-    static const char* const names[] = {"usleep_range", "usleep_range_state", "msleep",
-                                        "msleep_interruptible", "udelay", "ndelay", "mdelay",
-                                        "__udelay", "__const_udelay", "__ndelay", "__delay",
-                                        "schedule_timeout", "schedule_hrtimeout_range"};
+    static const char* const names[] = {"usleep_range",
+                                        "usleep_range_state",
+                                        "msleep",
+                                        "msleep_interruptible",
+                                        "udelay",
+                                        "ndelay",
+                                        "mdelay",
+                                        "__udelay",
+                                        "__const_udelay",
+                                        "__ndelay",
+                                        "__delay",
+                                        "schedule_timeout",
+                                        "schedule_hrtimeout_range"};
     return std::find(std::begin(names), std::end(names), name) != std::end(names);
 }
 
@@ -187,8 +196,8 @@ class Runner {
                 if (const auto* v = llvm::dyn_cast<VarDecl>(decl); v && v->getInit()) {
                     if (visit(v->getInit(), depth) == Flow::Stop)
                         return Flow::Stop;
-                    auto value = v->getType()->isIntegerType() ? env_.eval(v->getInit())
-                                                               : std::nullopt;
+                    auto value =
+                        v->getType()->isIntegerType() ? env_.eval(v->getInit()) : std::nullopt;
                     if (value)
                         env_.bind(v, *value);
                     else
@@ -334,14 +343,16 @@ SleepEval TreeSleeps::run(Parse& p, const std::string& function, long long value
     }
     out.defined = true;
     Runner runner(ctx, state_->tree);
-    runner.call(*f, {runner.env().fit(llvm::APSInt(llvm::APInt(64, static_cast<uint64_t>(value)), false),
-                                      f->getParamDecl(0)->getType())},
-                0);
+    runner.call(
+        *f,
+        {runner.env().fit(llvm::APSInt(llvm::APInt(64, static_cast<uint64_t>(value)), false),
+                          f->getParamDecl(0)->getType())},
+        0);
     out.step = runner.step;
     if (!out.step)
-        out.note = runner.note.empty() ? function + "(" + std::to_string(value) +
-                                             ") reaches no sleep ksweep knows"
-                                       : runner.note;
+        out.note = runner.note.empty()
+                       ? function + "(" + std::to_string(value) + ") reaches no sleep ksweep knows"
+                       : runner.note;
     return out;
 }
 

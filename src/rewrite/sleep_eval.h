@@ -19,9 +19,9 @@ namespace ksweep {
 
 // The sleep primitive a call reaches, with its arguments' values.
 struct SleepStep {
-    std::string primitive;      // "usleep_range", "usleep_range_state", "msleep", "udelay", ...
+    std::string primitive;       // "usleep_range", "usleep_range_state", "msleep", "udelay", ...
     std::vector<long long> args; // the values of its arguments (an unknown one stops the run)
-    std::string at;             // "include/linux/delay.h:86": where the tree calls it
+    std::string at;              // "include/linux/delay.h:86": where the tree calls it
 
     // The longest it sleeps, in ms: an hrtimer range its maximum, msleep() the sleep model at
     // `hz` (with msleep()'s extra jiffy where the tree has it); nullopt for a busy-wait.

@@ -7,8 +7,8 @@ namespace ksweep {
 TargetChoice choose_target(const kbuild::SleepApi& api) {
     const bool new_doc = api.timers_doc.ends_with("delay_sleep_functions.rst");
     if (api.fsleep == kbuild::FsleepKind::QuarterSlack && new_doc)
-        return {Target::Fsleep, "fsleep() keeps 25 % slack at most (" + api.fsleep_source + ") and " +
-                                    api.timers_doc + " recommends it"};
+        return {Target::Fsleep, "fsleep() keeps 25 % slack at most (" + api.fsleep_source +
+                                    ") and " + api.timers_doc + " recommends it"};
     std::string why;
     switch (api.fsleep) {
     case kbuild::FsleepKind::DoubleRange:

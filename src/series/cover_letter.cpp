@@ -40,7 +40,8 @@ std::string loop_summary(const std::vector<CoverPatch>& patches, const MessageCo
                 if (!s.fixed || o.policy.empty())
                     continue;
                 const Finding& fd = s.finding;
-                std::string item = "- " + f->file + (fd.function.empty() ? "" : ", " + fd.function + "()") + ": ";
+                std::string item =
+                    "- " + f->file + (fd.function.empty() ? "" : ", " + fd.function + "()") + ": ";
                 if (fd.loop.ends_by != LoopEnd::Count) {
                     ++unknown;
                     item += "its loop, if any, was not analysed";
@@ -57,8 +58,8 @@ std::string loop_summary(const std::vector<CoverPatch>& patches, const MessageCo
                         item += " kept";
                     }
                     if (!fd.loop.budget_ms_by_hz.empty() && !o.after_ms_by_hz.empty())
-                        item += ", budget " + budget_change(fd.loop.budget_ms_by_hz,
-                                                            o.after_ms_by_hz, all.hz);
+                        item += ", budget " +
+                                budget_change(fd.loop.budget_ms_by_hz, o.after_ms_by_hz, all.hz);
                 }
                 items += item + "\n";
             }
@@ -78,8 +79,10 @@ std::string loop_summary(const std::vector<CoverPatch>& patches, const MessageCo
                         " its shorter sleep, and with it a shorter budget");
     if (unknown)
         parts.push_back(n(unknown, "loop was", "loops were") + " not analysed");
-    text += listed(parts) + ". Each patch gives the budget before and after at HZ 100, 250 and "
-                            "1000 (" + model_label(all) + "):\n\n" + items;
+    text += listed(parts) +
+            ". Each patch gives the budget before and after at HZ 100, 250 and "
+            "1000 (" +
+            model_label(all) + "):\n\n" + items;
     return text;
 }
 

@@ -181,9 +181,10 @@ std::string loop_sentence(const MessageContext& ctx, const FileFix& file, const 
     const Finding& f = s.finding;
     const std::string name = site_name(file, f, several_files);
     if (f.loop.ends_by != LoopEnd::Count)
-        return name + ": " + o.why + "; whether a loop around it gives up after a number of "
-                                     "tries, and how much sooner with the shorter sleep, is "
-                                     "for the reviewer to check.";
+        return name + ": " + o.why +
+               "; whether a loop around it gives up after a number of "
+               "tries, and how much sooner with the shorter sleep, is "
+               "for the reviewer to check.";
     const std::string tries =
         f.loop.tries ? std::to_string(*f.loop.tries) + " tries" : f.loop.tries_text + " tries";
     std::string loop = "a " + f.loop.statement + " loop that gives up after " + tries;

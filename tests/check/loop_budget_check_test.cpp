@@ -21,17 +21,18 @@ InputReport check_patch(const std::string& patch) {
 }
 
 // poll_await_drdy()'s do-while of 2 tries (drivers/loops/poll.c:29), by hand.
-const char* const kCountLoop = "--- a/drivers/loops/poll.c\n"
-                               "+++ b/drivers/loops/poll.c\n"
-                               "@@ -26,7 +26,7 @@ static int poll_await_drdy(struct poll_dev *dev)\n"
-                               " \tint ret;\n"
-                               " \n"
-                               " \tdo {\n"
-                               "-\t\tmsleep(POLL_MEASTIME);\n"
-                               "+\t\tusleep_range(3000, 3500);\n"
-                               " \t\tret = regmap_read(dev->map, POLL_STATUS, &val);\n"
-                               " \t\tif (ret < 0)\n"
-                               " \t\t\treturn ret;\n";
+const char* const kCountLoop =
+    "--- a/drivers/loops/poll.c\n"
+    "+++ b/drivers/loops/poll.c\n"
+    "@@ -26,7 +26,7 @@ static int poll_await_drdy(struct poll_dev *dev)\n"
+    " \tint ret;\n"
+    " \n"
+    " \tdo {\n"
+    "-\t\tmsleep(POLL_MEASTIME);\n"
+    "+\t\tusleep_range(3000, 3500);\n"
+    " \t\tret = regmap_read(dev->map, POLL_STATUS, &val);\n"
+    " \t\tif (ret < 0)\n"
+    " \t\t\treturn ret;\n";
 
 // shapes_jiffies()'s loop ends by a time (drivers/loops/shapes.c:94).
 const char* const kTimeLoop = "--- a/drivers/loops/shapes.c\n"

@@ -119,13 +119,14 @@ TEST_F(Linux61Loops, AcpPspPollsSayWhatStopsReadPollTimeoutUntilSmnReadReturnsIt
     ASSERT_EQ(run("cp -al " + quote(tree_) + " " + quote(copy), true).status, 0);
     const std::string acp = copy + "/sound/soc/sof/amd/acp.c";
     std::string text = ksweep::read_file(acp).value_or("");
-    const std::string old_read = "static int smn_read(struct pci_dev *dev, u32 smn_addr, u32 *data)\n"
-                                 "{\n"
-                                 "\tpci_write_config_dword(dev, 0x60, smn_addr);\n"
-                                 "\tpci_read_config_dword(dev, 0x64, data);\n"
-                                 "\n"
-                                 "\treturn 0;\n"
-                                 "}\n";
+    const std::string old_read =
+        "static int smn_read(struct pci_dev *dev, u32 smn_addr, u32 *data)\n"
+        "{\n"
+        "\tpci_write_config_dword(dev, 0x60, smn_addr);\n"
+        "\tpci_read_config_dword(dev, 0x64, data);\n"
+        "\n"
+        "\treturn 0;\n"
+        "}\n";
     ASSERT_NE(text.find(old_read), std::string::npos);
     text.replace(text.find(old_read), old_read.size(),
                  "static int smn_read(struct pci_dev *dev, u32 smn_addr)\n{\n\tu32 data = 0;\n\n"
@@ -187,10 +188,10 @@ TEST_F(Linux61Loops, NoCountedLoopLosesItsBudgetWithoutAWordInTheMail) {
             for (const auto& e : fs::recursive_directory_iterator(out))
                 if (e.path().extension() == ".patch" &&
                     ksweep::read_file(e.path())->find("Subject: [PATCH") != std::string::npos &&
-                    ksweep::read_file(e.path())->find(patch.at("subject").get<std::string>()
-                                                          .substr(0, 40)) != std::string::npos)
-                    text = std::regex_replace(*ksweep::read_file(e.path()), std::regex("\\s+"),
-                                              " ");
+                    ksweep::read_file(e.path())->find(
+                        patch.at("subject").get<std::string>().substr(0, 40)) != std::string::npos)
+                    text =
+                        std::regex_replace(*ksweep::read_file(e.path()), std::regex("\\s+"), " ");
             for (const auto& file : patch.at("files"))
                 mail_of[file.get<std::string>()] = text;
         }
@@ -213,15 +214,16 @@ TEST_F(Linux61Loops, NoCountedLoopLosesItsBudgetWithoutAWordInTheMail) {
             continue;
         }
         ASSERT_TRUE(mail_of.count(file)) << where << " is neither left nor in a mail";
-        const std::string call = std::regex_replace(f.at("call").get<std::string>(),
-                                                    std::regex("\\s+"), " ");
+        const std::string call =
+            std::regex_replace(f.at("call").get<std::string>(), std::regex("\\s+"), " ");
         const std::string sentence =
             f.at("function").get<std::string>() + "(): " + call + " paces a ";
         const size_t at = mail_of[file].find(sentence);
         ASSERT_NE(at, std::string::npos) << where << ": no word on its loop in the mail";
         const std::string said_there = mail_of[file].substr(at, 1200);
         // The budget before -> after at the tree's HZ, or why it is not known.
-        EXPECT_TRUE(std::regex_search(said_there, std::regex(R"(\d+(\.\d)? ms -> \d+(\.\d)? ms at HZ=250)")) ||
+        EXPECT_TRUE(std::regex_search(said_there,
+                                      std::regex(R"(\d+(\.\d)? ms -> \d+(\.\d)? ms at HZ=250)")) ||
                     said_there.find("is not known") != std::string::npos)
             << where << ": " << said_there;
         ++said;

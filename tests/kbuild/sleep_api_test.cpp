@@ -88,7 +88,8 @@ TEST_F(KbuildSleepApiTest, ExtraJiffyAndTimersHowto) {
     SleepApi api = read_sleep_api(root());
     // Not read here, whatever its shape: evaluated elsewhere.
     EXPECT_EQ(api.fsleep, FsleepKind::Unknown);
-    EXPECT_EQ(api.fsleep_note, "fsleep() is not read here: it is evaluated with the tree's headers");
+    EXPECT_EQ(api.fsleep_note,
+              "fsleep() is not read here: it is evaluated with the tree's headers");
     ASSERT_TRUE(api.msleep_extra_jiffy.has_value());
     EXPECT_TRUE(*api.msleep_extra_jiffy);
     EXPECT_EQ(api.msleep_source, "kernel/time/timer.c:7");

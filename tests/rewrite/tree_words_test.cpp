@@ -31,8 +31,8 @@ const std::string kOldDoc = "Documentation/timers/timers-howto.rst";
 TEST(TargetAuto, FsleepOnlyWhereItsSlackIsBoundedAndTheDocumentAsksForIt) {
     const TargetChoice v613 = choose_target(api(kbuild::FsleepKind::QuarterSlack, kNewDoc));
     EXPECT_EQ(v613.target, Target::Fsleep);
-    EXPECT_EQ(v613.why, "fsleep() keeps 25 % slack at most (include/linux/delay.h:90) and " + kNewDoc +
-                            " recommends it");
+    EXPECT_EQ(v613.why, "fsleep() keeps 25 % slack at most (include/linux/delay.h:90) and " +
+                            kNewDoc + " recommends it");
     const TargetChoice v612 = choose_target(api(kbuild::FsleepKind::DoubleRange, kOldDoc));
     EXPECT_EQ(v612.target, Target::UsleepRange);
     EXPECT_EQ(v612.why, "fsleep() allows twice the sleep here (include/linux/delay.h:90): "

@@ -147,8 +147,8 @@ class LoopMessageTest : public SeriesMessageTest {
         site.finding.loop.ends_by = LoopEnd::Count;
         site.finding.loop.statement = "do";
         site.finding.loop.tries = 2;
-        site.finding.loop.waits_for = LoopWait{"regmap_read", "regmap_read(map, REG, &val)", "val",
-                                               "val & READY"};
+        site.finding.loop.waits_for =
+            LoopWait{"regmap_read", "regmap_read(map, REG, &val)", "val", "val & READY"};
         site.finding.loop.budget_ms_by_hz = {{100, 60}, {250, 24}, {1000, 10}};
         site.loop.policy = policy;
         site.loop.after_ms_by_hz = std::move(after);
