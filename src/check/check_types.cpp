@@ -10,6 +10,10 @@ std::string unresolved_type(const Rule& rule) {
     return warning_type(rule) + "_UNRESOLVED";
 }
 
+std::string loop_budget_type(const Rule& rule) {
+    return warning_type(rule) + "_LOOP_BUDGET";
+}
+
 std::string rule_calls(const Rule& rule) {
     std::string out;
     for (const CallForm& form : rule.calls)

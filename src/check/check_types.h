@@ -14,6 +14,9 @@ namespace ksweep::check {
 std::string warning_type(const Rule& rule);
 // "MSLEEP_UNRESOLVED": the level is CHECK, as checkpatch prints what may not be a problem.
 std::string unresolved_type(const Rule& rule);
+// "MSLEEP_LOOP_BUDGET": a patch that shortens the sleep of a loop that gives up after a number
+// of tries, and with it the loop's time budget (a driver's timeout).
+std::string loop_budget_type(const Rule& rule);
 // "msleep()" (joined with "/" when the rule has several functions).
 std::string rule_calls(const Rule& rule);
 

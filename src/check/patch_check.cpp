@@ -14,7 +14,11 @@
 #include "core/tree_path.h"
 #include "kbuild/kernel_tree.h"
 #include "kbuild/sleep_api.h"
+#include "rewrite/iopoll_rewrite.h"
+#include "rewrite/lexical_tokens.h"
+#include "rewrite/loop_budget.h"
 #include "rewrite/scanner.h"
+#include "rewrite/sleep_eval.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -101,6 +105,9 @@ class PatchRun {
     void read_definitions();
     std::vector<Subject> subjects(InputReport& report);
     void check_subject(const Subject& s, InputReport& report, const std::string& patch_subject);
+    void check_loop_budgets(const Subject& s, const ScanResult& after, const ScanResult& before,
+                            InputReport& report, const std::string& patch_subject);
+    std::optional<double> new_sleep_ms(const OtherSleep& o, int hz) const;
 
     Warning warning(const Subject& s, const ScanResult& after, const NewSite& site);
     void locate(const Subject& s, const Finding& f, bool on_added_line, Warning& w) const;
@@ -139,6 +146,9 @@ ScanResult PatchRun::scan(const TreeState& state, const std::string& path, const
     // A C file may sleep through any macro it uses. A header is parsed on its own only for
     // the calls it spells (a macro's uses are judged where they expand).
     o.macro_uses = semantic && path.ends_with(".c");
+    // The hrtimer sleeps a patch may put into a loop in place of the rule's call.
+    if (semantic && path.ends_with(".c"))
+        o.other_sleeps = {"usleep_range", "usleep_range_state", "fsleep"};
     o.hz = hz_;
     o.jobs = 1;
     ScanResult r = scan_buffer(rule_, o, path, text);
@@ -478,6 +488,87 @@ void PatchRun::check_subject(const Subject& s, InputReport& report,
         Warning w = warning(s, after->scan, n);
         w.patch_subject = patch_subject;
         (n.unresolved ? report.unresolved : report.warnings).push_back(std::move(w));
+    }
+
+    // A rule call gone from a count-ended loop where a new hrtimer sleep now is: the loops of
+    // the file before, from a parse of it (made once, when it matters).
+    if (s.before && options_.semantic && !after->scan.other_sleeps.empty() && lexical_before &&
+        !lexical_before->findings.empty()) {
+        if (!resolved_before)
+            resolved_before = scan(before_, s.old_path, *s.before, true);
+        check_loop_budgets(s, after->scan, *resolved_before, report, patch_subject);
+    }
+}
+
+// The longest a new sleep lasts at `hz`: usleep_range()'s maximum, fsleep() as the tree runs it.
+std::optional<double> PatchRun::new_sleep_ms(const OtherSleep& o, int hz) const {
+    if ((o.callee == "usleep_range" || o.callee == "usleep_range_state") && o.args.size() >= 2 &&
+        o.args[1])
+        return static_cast<double>(*o.args[1]) / 1000.0;
+    if (o.callee == "fsleep" && !o.args.empty() && o.args[0]) {
+        TreeSleeps& sleeps = tree_sleeps(options_.tree, options_.build_dir);
+        const SleepEval e = sleeps.fsleep(*o.args[0], hz);
+        return e.step ? e.step->max_ms(hz, sleeps.extra_jiffy()) : std::nullopt;
+    }
+    return std::nullopt;
+}
+
+// A rule call in a count-ended loop that the patch replaced by a shorter hrtimer sleep in the
+// same loop (same function, same counter): the loop's budget, the driver's timeout, shrinks.
+void PatchRun::check_loop_budgets(const Subject& s, const ScanResult& after,
+                                  const ScanResult& before, InputReport& report,
+                                  const std::string& patch_subject) {
+    const LineTable lines(s.after);
+    for (const OtherSleep& o : after.other_sleeps) {
+        if (!o.loop.count_ended() || !o.loop.tries || !s.change ||
+            !s.change->post.added.count(lines.line(o.call_begin)))
+            continue;
+        for (const Finding& was : before.findings) {
+            if (was.function != o.function || !was.loop.count_ended() ||
+                was.loop.counter != o.loop.counter || was.loop.budget_ms_by_hz.empty())
+                continue;
+            const bool still_there =
+                std::any_of(after.findings.begin(), after.findings.end(), [&](const Finding& f) {
+                    return f.function == was.function && f.call == was.call;
+                });
+            if (still_there)
+                continue;
+            ByHz budget;
+            for (int hz : budget_hz())
+                if (auto ms = new_sleep_ms(o, hz))
+                    budget.emplace_back(hz, static_cast<double>(*o.loop.tries) * *ms);
+            const auto old_ms = at_hz(was.loop.budget_ms_by_hz, hz_);
+            const auto new_ms = at_hz(budget, hz_);
+            if (budget.size() != budget_hz().size() || !old_ms || !new_ms || *new_ms >= *old_ms)
+                continue;
+            Warning w;
+            w.type = loop_budget_type(rule_);
+            w.finding.file = s.path;
+            w.finding.line = lines.line(o.call_begin);
+            w.finding.column = lines.column(o.call_begin);
+            w.finding.function = o.function;
+            w.finding.rule = rule_.name;
+            w.finding.callee = o.callee;
+            const size_t end = s.after.find(';', o.call_begin);
+            w.finding.call =
+                s.after.substr(o.call_begin, end == std::string::npos ? 0 : end - o.call_begin);
+            locate(s, w.finding, true, w);
+            std::string advice =
+                "keep the loop's budget (more tries, or a loop that ends by a time)";
+            if (s.before) {
+                IopollPlan poll = plan_iopoll(rule_, was, *s.before, hz_, nullptr);
+                if (poll.rewrite)
+                    advice = "ksweep fix writes " + poll.rewrite->call +
+                             " for this loop, which keeps it";
+            }
+            w.message = was.call + " became " + w.finding.call + " in " + o.function + "()'s " +
+                        o.loop.statement + " loop, which gives up after " +
+                        std::to_string(*o.loop.tries) + " tries: its budget falls from " +
+                        budget_change(was.loop.budget_ms_by_hz, budget, hz_) + "; " + advice;
+            w.patch_subject = patch_subject;
+            report.warnings.push_back(std::move(w));
+            break;
+        }
     }
 }
 

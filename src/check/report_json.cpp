@@ -58,7 +58,8 @@ std::string format_json(const std::vector<InputReport>& reports, const std::vect
     for (const Rule& rule : rules)
         rule_list.push_back(OrderedJson{{"rule", rule.name},
                                         {"type", warning_type(rule)},
-                                        {"unresolved_type", unresolved_type(rule)}});
+                                        {"unresolved_type", unresolved_type(rule)},
+                                        {"loop_budget_type", loop_budget_type(rule)}});
     size_t warnings = 0, checks = 0, patches = 0;
     unsigned lines = 0;
     OrderedJson inputs = OrderedJson::array();

@@ -59,7 +59,8 @@ OrderedJson rule_json(const std::string& id, const std::string& name, const std:
                        {"defaultConfiguration", OrderedJson{{"level", level}}}};
 }
 
-// Two reporting descriptors per rule: its warning, then its unresolved check.
+// Three reporting descriptors per rule: its warning, its unresolved check, and the warning for
+// a loop whose budget a patch shortens.
 OrderedJson driver(const std::vector<Rule>& rule_list, const RunInfo& run) {
     OrderedJson rules = OrderedJson::array();
     for (const Rule& rule : rule_list) {
@@ -77,6 +78,14 @@ OrderedJson driver(const std::vector<Rule>& rule_list, const RunInfo& run) {
                       "(the semantic parse failed, a header is missing, no build dir): it may "
                       "be a small sleep. The message says why and what would resolve it.",
                       "none"));
+        rules.push_back(rule_json(
+            rule.name + "/loop-budget", loop_budget_type(rule),
+            "a shorter sleep in a loop that gives up after a number of tries",
+            "The patch replaces a " + rule_calls(rule) +
+                " in a loop that gives up after a number of tries with a shorter hrtimer sleep: "
+                "the loop's time budget, the driver's timeout, shrinks. The message gives it "
+                "before and after at HZ 100, 250 and 1000.",
+            "warning"));
     }
     return OrderedJson{{"name", "ksweep"},
                        {"version", run.version},
@@ -89,15 +98,16 @@ OrderedJson result(const std::vector<Rule>& rules, const Warning& w, bool open) 
     while (index + 1 < rules.size() && rules[index].name != w.finding.rule)
         ++index;
     const std::string& name = rules[index].name;
+    const bool loop = w.type == loop_budget_type(rules[index]);
     OrderedJson out;
-    out["ruleId"] = open ? name + "/unresolved" : name;
-    out["ruleIndex"] = 2 * index + (open ? 1 : 0);
+    out["ruleId"] = open ? name + "/unresolved" : loop ? name + "/loop-budget" : name;
+    out["ruleIndex"] = 3 * index + (open ? 1 : loop ? 2 : 0);
     if (open)
         out["kind"] = "open";
     out["level"] = open ? "none" : "warning";
     out["message"] = text(w.message);
     out["locations"] = OrderedJson::array({location(w.finding)});
-    if (!open && has_whole_fix(w))
+    if (!open && !loop && has_whole_fix(w))
         out["fixes"] = OrderedJson::array({fix(w)});
     return out;
 }

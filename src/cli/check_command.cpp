@@ -194,7 +194,7 @@ int check_command(int argc, char** argv) {
         }
         std::vector<Rule> rules = rule_options.load();
         TreeBuild build = resolve_tree_build("check", tree, tree_build, !lexical_only);
-        RuleOptions::settle(rules, "check", build.sources_of(tree));
+        RuleOptions::settle(rules, "check", build.sources_of(tree), build.build.parse_dir());
         check::CheckOptions options{tree, build.build.parse_dir(), !lexical_only, build.hz.hz};
         std::vector<std::vector<check::InputReport>> per_rule;
         int hz = 0;

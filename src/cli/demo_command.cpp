@@ -14,6 +14,7 @@
 #include "core/rule.h"
 #include "core/sha256.h"
 #include "guest/guest_benchmark.h"
+#include "kbuild/kernel_tree.h"
 #include "rewrite/fixer.h"
 #include "rewrite/scanner.h"
 #include "series/series.h"
@@ -217,7 +218,9 @@ int demo_command(int argc, char** argv) {
         replay.names = {"msleep_small"};
         replay.no_helpers = true;
         std::vector<Rule> rules = replay.load();
-        RuleOptions::settle(rules, "demo", tree);
+        RuleOptions::settle(rules, "demo", tree,
+                            kbuild::find_build_dir(
+                                tree, kbuild::read_kernel_version(tree).value_or(KernelVersion{})));
         const Rule& rule = rules.front();
 
         log("scanning " + std::string(kDemoPath));

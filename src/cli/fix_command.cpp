@@ -9,6 +9,7 @@
 #include "core/rule.h"
 #include "git/git_handle.h"
 #include "rewrite/fixer.h"
+#include "rewrite/loop_budget.h"
 #include "rewrite/scanner.h"
 
 #include <cstdio>
@@ -100,6 +101,48 @@ void print_targets(const FixResult& result, const std::string& auto_said) {
                      use.files.size() == 1 ? "" : "s", use.why.c_str());
 }
 
+// One line per site in a count-ended loop (or one not analysed): what the loop policy did and
+// the budget before and after; then the counts.
+void print_loops(const FixResult& result) {
+    size_t iopoll = 0, keep = 0, leave = 0;
+    auto line = [&](const SiteOutcome& s) {
+        const LoopOutcome& o = s.loop;
+        if (o.policy.empty())
+            return;
+        iopoll += o.policy == "iopoll";
+        keep += o.policy == "keep";
+        leave += o.policy == "leave";
+        const Finding& f = s.finding;
+        std::string what;
+        if (f.loop.count_ended())
+            what = f.loop.statement + " loop of " +
+                   (f.loop.tries ? std::to_string(*f.loop.tries) : f.loop.tries_text) + " tries";
+        else
+            what = "loop not analysed";
+        if (o.policy == "iopoll")
+            what += " -> " + o.helper + "(), timeout " + std::to_string(o.timeout_us) + " us (" +
+                    o.timeout_why + ")";
+        if (!f.loop.budget_ms_by_hz.empty() && !o.after_ms_by_hz.empty())
+            what += "; budget " +
+                    budget_change(f.loop.budget_ms_by_hz, o.after_ms_by_hz, result.scan.hz);
+        if (!o.why.empty() && o.policy != "leave")
+            what += "; " + o.why;
+        std::fprintf(stderr, "  loop %s %s:%u: %s: %s\n", o.policy.c_str(), f.file.c_str(), f.line,
+                     f.call.c_str(), what.c_str());
+    };
+    for (const FileFix& f : result.files)
+        for (const SiteOutcome& s : f.sites)
+            line(s);
+    for (const SiteOutcome& s : result.skipped)
+        if (s.loop.policy == "leave")
+            line(s);
+    if (iopoll + keep + leave > 0)
+        std::fprintf(stderr,
+                     "ksweep fix: loops that give up after a count: %zu into an iopoll helper, "
+                     "%zu kept with the budget stated, %zu left alone.\n",
+                     iopoll, keep, leave);
+}
+
 void print_summary(const FixResult& result, bool wrote) {
     size_t fixed = 0;
     for (const FileFix& f : result.files)
@@ -114,6 +157,7 @@ void print_summary(const FixResult& result, bool wrote) {
     for (const SiteOutcome& s : result.skipped)
         std::fprintf(stderr, "  left alone %s:%u: %s: %s\n", s.finding.file.c_str(), s.finding.line,
                      s.finding.call.c_str(), s.reason.c_str());
+    print_loops(result);
     for (const std::string& e : result.scan.errors)
         std::fprintf(stderr, "  note: %s\n", e.c_str());
 }
@@ -168,8 +212,8 @@ int fix_command(int argc, char** argv) {
         }
 
         TreeBuild build = resolve_tree_build("fix", options.tree, tree_build, !lexical_only);
-        const std::string auto_said =
-            RuleOptions::settle(rules, "fix", build.sources_of(options.tree), false);
+        const std::string auto_said = RuleOptions::settle(
+            rules, "fix", build.sources_of(options.tree), build.build.parse_dir(), false);
         options.build_dir = build.build.parse_dir();
         options.hz = build.hz.hz;
         Progress progress("scanning", Progress::mode_for_stderr());

@@ -15,6 +15,7 @@ struct RuleOptions {
     std::vector<std::string> names; // --rule
     std::string threshold;          // --threshold: "", "checkpatch" or "hz"
     bool no_helpers = false;        // --no-helpers
+    std::string loops;              // --loops: "", "iopoll", "keep" or "leave"
 
     // `several`: --rule may be given more than once (scan, fix, check); else one rule.
     void add_to(ArgParser& args, bool several = true);
@@ -24,11 +25,13 @@ struct RuleOptions {
     std::vector<Rule> load() const;
 
     // `target: auto` becomes what the tree asks for, read from `sources` (the tree, or for a
-    // sparse checkout the full tree its build dir was made from: BuildDir::sources), said in one
-    // stderr line prefixed with `command` when `say`, and returned ("target auto: usleep_range
-    // (why)"; "" when no rule's target was auto). Throws RuleError for a target the tree lacks.
+    // sparse checkout the full tree its build dir was made from: BuildDir::sources) parsed with
+    // `build_dir`'s flags, said in one stderr line prefixed with `command` when `say`, and
+    // returned ("target auto: usleep_range (why)"; "" when no rule's target was auto). Throws
+    // RuleError for a target the tree lacks.
     static std::string settle(std::vector<Rule>& rules, const std::string& command,
-                              const std::string& sources, bool say = true);
+                              const std::string& sources, const std::string& build_dir,
+                              bool say = true);
 };
 
 } // namespace ksweep::cli

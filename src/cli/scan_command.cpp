@@ -31,13 +31,69 @@ Json string_or_null(const std::string& s) {
     return s.empty() ? Json(nullptr) : Json(s);
 }
 
-// {"100": 30, "250": 12, "1000": 3}: the same call's sleep at each common HZ.
-Json predicted_by_hz_json(const Finding& f) {
-    if (f.predicted_by_hz.empty())
+// {"100": 30, "250": 12, "1000": 3}: a figure at each common HZ, or null.
+Json by_hz_json(const std::vector<std::pair<int, double>>& by_hz) {
+    if (by_hz.empty())
         return Json(nullptr);
     Json out = Json::object();
-    for (const auto& [hz, ms] : f.predicted_by_hz)
+    for (const auto& [hz, ms] : by_hz)
         out[std::to_string(hz)] = json_number(ms);
+    return out;
+}
+
+// The loop the call paces (docs/scan-json.md, "loop").
+Json loop_json(const LoopInfo& loop) {
+    Json waits = Json(nullptr);
+    if (loop.waits_for)
+        waits = Json{{"reader", string_or_null(loop.waits_for->reader)},
+                     {"call", string_or_null(loop.waits_for->call)},
+                     {"value", string_or_null(loop.waits_for->value)},
+                     {"condition", loop.waits_for->condition}};
+    const bool in_loop = loop.ends_by != LoopEnd::None && loop.ends_by != LoopEnd::Unknown;
+    return Json{
+        {"ends_by", std::string(to_string(loop.ends_by))},
+        {"statement", in_loop ? Json(loop.statement) : Json(nullptr)},
+        {"line", in_loop ? Json(loop.line) : Json(nullptr)},
+        {"tries", loop.tries ? Json(*loop.tries) : Json(nullptr)},
+        {"tries_text", string_or_null(loop.tries_text)},
+        {"counter", string_or_null(loop.counter)},
+        {"waits_for", std::move(waits)},
+        {"budget_ms_by_hz", by_hz_json(loop.budget_ms_by_hz)},
+        {"iopoll_shape", loop.count_ended() ? Json(loop.iopoll.has_value()) : Json(nullptr)},
+        {"not_iopoll", string_or_null(loop.not_iopoll)},
+        {"note", string_or_null(loop.note)}};
+}
+
+// "count loop (do, line 354): 2 tries, budget 60/24/10 ms, waits for val & X (regmap_read)".
+std::string loop_text(const LoopInfo& loop) {
+    switch (loop.ends_by) {
+    case LoopEnd::None:
+        return "";
+    case LoopEnd::Unknown:
+        return "loop " + (loop.note.empty() ? std::string("not analysed") : loop.note);
+    case LoopEnd::Count:
+    case LoopEnd::Time:
+    case LoopEnd::Condition:
+        break;
+    }
+    std::string out = std::string(to_string(loop.ends_by)) + " loop (" + loop.statement +
+                      ", line " + std::to_string(loop.line) + ")";
+    if (loop.count_ended())
+        out += loop.tries ? ": " + std::to_string(*loop.tries) + " tries"
+                          : ": a count of " + loop.tries_text + ", not a constant";
+    if (!loop.budget_ms_by_hz.empty()) {
+        std::string budget;
+        for (const auto& [hz, ms] : loop.budget_ms_by_hz)
+            budget += (budget.empty() ? "" : "/") + format_ms(ms);
+        out += ", budget " + budget + " ms";
+    }
+    if (loop.waits_for)
+        out += ", waits for " + loop.waits_for->condition +
+               (loop.waits_for->reader.empty() ? "" : " (" + loop.waits_for->reader + "())");
+    if (loop.count_ended())
+        out += loop.iopoll ? ", iopoll shape" : ", not iopoll: " + loop.not_iopoll;
+    if (!loop.note.empty())
+        out += "; " + loop.note;
     return out;
 }
 
@@ -73,23 +129,28 @@ Json finding_json(const Finding& f) {
         {"defined_at", string_or_null(f.defined_at)},
         {"engine", std::string(to_string(f.engine))},
         {"predicted_sleep_ms", f.value ? json_number(f.predicted_sleep_ms) : Json(nullptr)},
-        {"predicted_ms_by_hz", predicted_by_hz_json(f)},
+        {"predicted_ms_by_hz", by_hz_json(f.predicted_by_hz)},
         {"actionable", f.actionable},
         {"inactive", f.inactive},
         {"in_macro_body", f.in_macro_body},
         {"note", string_or_null(f.note)},
+        {"loop", loop_json(f.loop)},
     };
 }
 
 struct Summary {
-    std::map<std::string, size_t> by_resolution, by_engine;
+    std::map<std::string, size_t> by_resolution, by_engine, by_loop;
     size_t actionable = 0, inactive = 0;
     std::set<std::string> files;
 
     explicit Summary(const ScanResult& r) {
         for (auto kind : {"literal", "macro", "enum", "expression", "unresolved"})
             by_resolution[kind] = 0;
+        for (auto e :
+             {LoopEnd::Unknown, LoopEnd::None, LoopEnd::Count, LoopEnd::Time, LoopEnd::Condition})
+            by_loop[std::string(to_string(e))] = 0;
         for (const auto& f : r.findings) {
+            ++by_loop[std::string(to_string(f.loop.ends_by))];
             ++by_resolution[std::string(to_string(f.resolution))];
             ++by_engine[std::string(to_string(f.engine))];
             actionable += f.actionable && !f.inactive;
@@ -128,6 +189,7 @@ void print_json(const std::string& tree, const std::vector<Rule>& rules, const S
                          {"actionable", s.actionable},
                          {"inactive", s.inactive},
                          {"by_resolution", s.by_resolution},
+                         {"by_loop", s.by_loop},
                          {"files_scanned", r.files_scanned},
                          {"files_with_findings", s.files.size()},
                          {"files_semantic", r.files_semantic},
@@ -183,6 +245,8 @@ void print_text(const std::vector<Rule>& rules, const ScanResult& r) {
         add(std::string(to_string(f.engine)));
         if (!f.note.empty())
             add(f.note);
+        if (const std::string loop = loop_text(f.loop); !loop.empty())
+            add(loop);
         std::printf("%-48s %-26s %-34s %8s %-10s %9s %-15s  %s\n", where.c_str(),
                     f.function.empty() ? "-" : f.function.c_str(), one_line(f.call).c_str(),
                     value.c_str(), std::string(to_string(f.resolution)).c_str(), sleeps,
@@ -206,6 +270,10 @@ void print_text(const std::vector<Rule>& rules, const ScanResult& r) {
     }
     std::printf(".\n%zu actionable (%s), %zu inactive; HZ=%d, kernel %s.\n", s.actionable,
                 thresholds.c_str(), s.inactive, r.hz, to_string(r.kernel).c_str());
+    std::printf("Loops: %zu count-ended, %zu time-ended, %zu condition only, %zu none, %zu not "
+                "analysed.\n",
+                s.by_loop["count"], s.by_loop["time"], s.by_loop["condition"], s.by_loop["none"],
+                s.by_loop["unknown"]);
     std::printf("Engines: %zu lexical, %zu semantic findings; %zu files parsed semantically "
                 "(%s), %zu fell back to lexical.\n",
                 s.by_engine["lexical"], s.by_engine["semantic"], r.files_semantic,
@@ -263,7 +331,8 @@ int scan_command(int argc, char** argv) {
         options.paths =
             tree_relative_paths(options.tree, {positionals.begin() + 1, positionals.end()});
         TreeBuild build = resolve_tree_build("scan", options.tree, tree_build, !lexical_only);
-        RuleOptions::settle(rules, "scan", build.sources_of(options.tree), false);
+        RuleOptions::settle(rules, "scan", build.sources_of(options.tree), build.build.parse_dir(),
+                            false);
         options.build_dir = build.build.parse_dir();
         options.jobs = jobs;
         options.hz = build.hz.hz;

@@ -11,6 +11,7 @@
 #include "kbuild/sleep_api.h"
 #include "rewrite/fixer.h"
 #include "rewrite/scanner.h"
+#include "rewrite/sleep_eval.h"
 #include "series/series.h"
 
 #include <cstdio>
@@ -205,7 +206,7 @@ int series_command(int argc, char** argv) {
         require_tree_top("series", scan.tree, {positionals.begin() + 1, positionals.end()});
         scan.paths = tree_relative_paths(scan.tree, {positionals.begin() + 1, positionals.end()});
         TreeBuild build = resolve_tree_build("series", scan.tree, tree_build);
-        RuleOptions::settle(rules, "series", build.sources_of(scan.tree));
+        RuleOptions::settle(rules, "series", build.sources_of(scan.tree), build.build.parse_dir());
         scan.build_dir = build.build.parse_dir();
         scan.hz = build.hz.hz;
         scan.jobs = jobs;
@@ -215,7 +216,7 @@ int series_command(int argc, char** argv) {
         series::SeriesOptions options;
         options.tree = scan.tree;
         options.hz_label = build.hz.label;
-        options.sleep_api = kbuild::read_sleep_api(scan.tree);
+        options.sleep_api = evaluated_sleep_api(build.sources_of(scan.tree), scan.build_dir);
         print_sleep_api(*options.sleep_api);
         options.force = force;
         options.reroll = reroll;

@@ -30,6 +30,29 @@ std::string_view to_string(Engine e) {
     return "lexical";
 }
 
+std::string_view to_string(LoopEnd e) {
+    switch (e) {
+    case LoopEnd::Unknown:
+        return "unknown";
+    case LoopEnd::None:
+        return "none";
+    case LoopEnd::Count:
+        return "count";
+    case LoopEnd::Time:
+        return "time";
+    case LoopEnd::Condition:
+        return "condition";
+    }
+    return "unknown";
+}
+
+double LoopInfo::budget_ms(int hz) const {
+    for (const auto& [at, ms] : budget_ms_by_hz)
+        if (at == hz)
+            return ms;
+    return 0;
+}
+
 std::optional<double> Finding::requested_ms() const {
     if (!value)
         return std::nullopt;

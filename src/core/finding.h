@@ -2,6 +2,7 @@
 // how, and by which engine. Every subcommand speaks in findings.
 #pragma once
 
+#include "core/loop.h"
 #include "core/rule.h"
 
 #include <optional>
@@ -55,6 +56,9 @@ struct Finding {
     double predicted_sleep_ms = 0;
     std::vector<std::pair<int, double>> predicted_by_hz;
     bool actionable = false;
+
+    // The loop the call paces (the semantic engine's; Unknown with a note without one).
+    LoopInfo loop;
 
     // The request in milliseconds (500 us is 0.5), and in microseconds.
     std::optional<double> requested_ms() const;

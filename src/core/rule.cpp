@@ -136,6 +136,31 @@ CallForm parse_call_form(const std::string& path, const YAML::Node& node) {
     return form;
 }
 
+LoopRules parse_loops(const std::string& path, const YAML::Node& node) {
+    Yaml::require_map(path, node, "loops");
+    Yaml::reject_unknown_keys(path, node, {"count", "fallback", "timeout"});
+    LoopRules loops;
+    auto policy = [&](const char* key) {
+        return parse_choice<LoopPolicy>(path, node[key], key,
+                                        {{"iopoll", LoopPolicy::Iopoll},
+                                         {"keep", LoopPolicy::Keep},
+                                         {"leave", LoopPolicy::Leave}});
+    };
+    if (node["count"])
+        loops.count = policy("count");
+    if (node["fallback"]) {
+        loops.fallback =
+            parse_choice<LoopPolicy>(path, node["fallback"], "fallback",
+                                     {{"keep", LoopPolicy::Keep}, {"leave", LoopPolicy::Leave}});
+    }
+    if (node["timeout"])
+        loops.timeout = parse_choice<IopollTimeout>(path, node["timeout"], "timeout",
+                                                    {{"longest", IopollTimeout::Longest},
+                                                     {"tree_hz", IopollTimeout::TreeHz},
+                                                     {"nominal", IopollTimeout::Nominal}});
+    return loops;
+}
+
 ThresholdPolicy parse_threshold(const std::string& path, const YAML::Node& node) {
     return parse_choice<ThresholdPolicy>(
         path, node, "threshold",
@@ -156,6 +181,37 @@ const RuleOverride* best_override(const std::vector<RuleOverride>& overrides,
 
 std::string_view to_string(Unit unit) {
     return unit == Unit::Microseconds ? "us" : "ms";
+}
+
+std::string_view to_string(LoopPolicy policy) {
+    switch (policy) {
+    case LoopPolicy::Iopoll:
+        return "iopoll";
+    case LoopPolicy::Keep:
+        return "keep";
+    case LoopPolicy::Leave:
+        return "leave";
+    }
+    return "keep";
+}
+
+std::string_view to_string(IopollTimeout timeout) {
+    switch (timeout) {
+    case IopollTimeout::Longest:
+        return "longest";
+    case IopollTimeout::TreeHz:
+        return "tree_hz";
+    case IopollTimeout::Nominal:
+        return "nominal";
+    }
+    return "longest";
+}
+
+std::optional<LoopPolicy> loop_policy_named(const std::string& name) {
+    for (LoopPolicy p : {LoopPolicy::Iopoll, LoopPolicy::Keep, LoopPolicy::Leave})
+        if (to_string(p) == name)
+            return p;
+    return std::nullopt;
 }
 
 std::string CallForm::display() const {
@@ -253,7 +309,7 @@ Rule parse_rule(const std::string& text, const std::string& path) {
                               {"name", "summary", "type", "functions", "calls", "threshold",
                                "threshold_ms", "overshoot_percent", "allow_losing_interruptibility",
                                "target", "slack", "slack_name", "convertible", "subject", "body",
-                               "overrides"});
+                               "overrides", "loops"});
     Rule rule;
     rule.source_path = path;
     for (const char* key : {"name", "threshold_ms"})
@@ -293,6 +349,8 @@ Rule parse_rule(const std::string& text, const std::string& path) {
             read_as<bool>(path, root, "allow_losing_interruptibility", "true or false");
     if (root["target"])
         rule.target = parse_target(path, root["target"]);
+    if (root["loops"])
+        rule.loops = parse_loops(path, root["loops"]);
     if (root["slack"])
         rule.slack = parse_slack(path, root["slack"]);
     if (root["slack_name"])

@@ -27,6 +27,22 @@ enum class FixPolicy { Always, UnusedResult, Never };
 // predicted overshoot at the tree's HZ above a percentage of the request (the v6.13 msleep()
 // kernel-doc's view: level-0 slack is a tick over the request).
 enum class ThresholdPolicy { Checkpatch, Hz };
+// What the fix does with a sleep in a loop that gives up after a number of tries: the loop's
+// budget is the driver's timeout, and a shorter sleep shortens it. Iopoll: the loop becomes the
+// tree's read_poll_timeout() (or readx/readl/regmap_read_poll_timeout) with a timeout in
+// microseconds; Keep: the sleep is rewritten and the budget's change is stated (commit message,
+// cover letter, fix's report); Leave: the site stays, and the reason gives the figures.
+enum class LoopPolicy { Iopoll, Keep, Leave };
+// iopoll's timeout_us: Longest, the longest the loop waits today at any HZ the kernel offers
+// (HZ=100's budget: the poll never gives up sooner than today, whatever HZ it is built with);
+// TreeHz, today's budget at the tree's HZ; Nominal, the tries times the sleep as written.
+enum class IopollTimeout { Longest, TreeHz, Nominal };
+
+struct LoopRules {
+    LoopPolicy count = LoopPolicy::Iopoll;  // count-ended loops
+    LoopPolicy fallback = LoopPolicy::Keep; // those iopoll cannot rewrite (keep or leave)
+    IopollTimeout timeout = IopollTimeout::Longest;
+};
 
 // One shape of call a rule looks at: callee(ARG), or callee(through(ARG)) when the sleep is
 // given in jiffies converted from ARG.
@@ -78,6 +94,7 @@ struct Rule {
     long long threshold_ms = 20; // checkpatch: 0 < requested ms < threshold_ms is actionable
     int overshoot_percent = 25;  // hz: predicted - requested > this % of the request
     bool allow_losing_interruptibility = false;
+    LoopRules loops; // count-ended loops: iopoll, keep or leave (`loops:` in YAML)
 
     Target target = Target::UsleepRange;
     Slack slack;
@@ -137,6 +154,10 @@ std::string default_rule_path();
 // The shipped rules loaded when no --rule is given, in the order their findings are fixed.
 std::vector<std::string> default_rule_names();
 
-std::string_view to_string(Unit unit); // "ms", "us"
+std::string_view to_string(Unit unit);             // "ms", "us"
+std::string_view to_string(LoopPolicy policy);     // "iopoll", "keep", "leave"
+std::string_view to_string(IopollTimeout timeout); // "longest", "tree_hz", "nominal"
+// "iopoll", "keep" or "leave" as a LoopPolicy; nullopt for anything else.
+std::optional<LoopPolicy> loop_policy_named(const std::string& name);
 
 } // namespace ksweep

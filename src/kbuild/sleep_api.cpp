@@ -144,70 +144,7 @@ namespace {
 
 using namespace sleep_api_detail;
 
-std::string strip_parens(std::string s) {
-    while (s.size() >= 2 && s.front() == '(' && s.back() == ')') {
-        // Only when the outer pair encloses everything: "(a)+(b)" stays.
-        int depth = 0;
-        bool encloses = true;
-        for (size_t i = 0; i + 1 < s.size(); ++i) {
-            depth += s[i] == '(' ? 1 : s[i] == ')' ? -1 : 0;
-            if (depth == 0) {
-                encloses = false;
-                break;
-            }
-        }
-        if (!encloses)
-            break;
-        s = s.substr(1, s.size() - 2);
-    }
-    return s;
-}
-
-// The squeezed arguments of each call of `callee` in `body` with the offset of the call.
-struct Call {
-    std::vector<std::string> args;
-    size_t offset = 0;
-};
-std::vector<Call> calls_of(const std::string& body, const std::string& callee) {
-    std::vector<Call> out;
-    for (size_t at = body.find(callee); at != std::string::npos; at = body.find(callee, at + 1)) {
-        if ((at > 0 &&
-             (std::isalnum(static_cast<unsigned char>(body[at - 1])) || body[at - 1] == '_')))
-            continue;
-        size_t open = at + callee.size();
-        while (open < body.size() && std::isspace(static_cast<unsigned char>(body[open])))
-            ++open;
-        if (open >= body.size() || body[open] != '(')
-            continue;
-        int depth = 0;
-        Call call;
-        call.offset = at;
-        std::string arg;
-        for (size_t i = open; i < body.size(); ++i) {
-            char c = body[i];
-            if (c == '(' && depth++ == 0)
-                continue;
-            if (c == ')' && --depth == 0) {
-                call.args.push_back(strip_parens(squeeze(arg)));
-                break;
-            }
-            if (c == ',' && depth == 1) {
-                call.args.push_back(strip_parens(squeeze(arg)));
-                arg.clear();
-                continue;
-            }
-            arg += c;
-        }
-        out.push_back(std::move(call));
-    }
-    return out;
-}
-
-bool one_of(const std::string& s, const std::vector<std::string>& forms) {
-    return std::find(forms.begin(), forms.end(), s) != forms.end();
-}
-
-void read_fsleep(const std::string& root, SleepApi& api) {
+void read_delay_h(const std::string& root, SleepApi& api) {
     const std::string rel = "include/linux/delay.h";
     auto text = read_file(fs::path(root) / rel);
     if (!text) {
@@ -228,48 +165,8 @@ void read_fsleep(const std::string& root, SleepApi& api) {
     if (!api.has_usleep_range_state)
         api.usleep_range_state_note = rel + " declares no usleep_range_state()";
 
-    if (identifier_at(code, "fsleep").empty()) {
-        api.fsleep = FsleepKind::Absent;
-        api.fsleep_source = rel;
-        api.fsleep_note = rel + " has no fsleep() (it came with v5.8)";
-        return;
-    }
-    auto f = find_function(code, "fsleep");
-    if (!f) {
-        api.fsleep_note = rel + " names fsleep but holds no definition of it ksweep can read";
-        return;
-    }
-    const std::string where = rel + ":" + std::to_string(f->line);
-    const std::string p = f->param.empty() ? "usecs" : f->param;
-    const std::vector<std::string> twice = {"2*" + p, p + "*2", p + "<<1", p + "+" + p};
-    const std::vector<std::string> quarter = {p + "+(" + p + ">>2)", p + "+" + p + "/4",
-                                              p + "+(" + p + "/4)",  p + "*5/4",
-                                              "(" + p + ">>2)+" + p, p + "/4+" + p};
-    const auto calls = calls_of(f->body, "usleep_range");
-    for (const auto& call : calls) {
-        if (call.args.size() != 2 || call.args[0] != p)
-            continue;
-        const std::string source =
-            rel + ":" + std::to_string(line_of(code, f->body_offset + call.offset));
-        if (one_of(call.args[1], twice)) {
-            api.fsleep = FsleepKind::DoubleRange;
-            api.fsleep_source = source;
-            return;
-        }
-        if (one_of(call.args[1], quarter)) {
-            api.fsleep = FsleepKind::QuarterSlack;
-            api.fsleep_source = source;
-            return;
-        }
-    }
-    if (calls.empty())
-        api.fsleep_note = "fsleep() at " + where + " calls no usleep_range(): its slack is unknown";
-    else
-        api.fsleep_note = "fsleep() at " + where + " calls usleep_range(" +
-                          (calls.front().args.empty() ? "" : calls.front().args.front()) + ", " +
-                          (calls.front().args.size() > 1 ? calls.front().args[1] : "") +
-                          "), neither 2 * " + p + " nor " + p + " + " + p +
-                          " / 4 as its maximum: its slack is unknown";
+    // fsleep() is read by running it (rewrite/sleep_eval.h): its spelling differs by tree.
+    api.fsleep_note = "fsleep() is not read here: it is evaluated with the tree's headers";
 }
 
 void read_msleep(const std::string& root, SleepApi& api) {
@@ -340,7 +237,7 @@ SleepApi read_sleep_api(const std::string& tree_root) {
         api.fsleep_note = api.msleep_note = api.usleep_range_state_note = api.timers_doc_note = why;
         return api;
     }
-    read_fsleep(tree_root, api);
+    read_delay_h(tree_root, api);
     read_msleep(tree_root, api);
     read_timers_doc(tree_root, api);
     return api;

@@ -1,8 +1,9 @@
 // What a tree's own sources say about its sleep functions, read from the code and the
-// documentation folder rather than inferred from the version number: fsleep()'s slack
-// (include/linux/delay.h), whether msleep() adds the historical extra jiffy (its body in
-// kernel/time/timer.c, or kernel/time/sleep_timeout.c from v6.13 on), whether
-// usleep_range_state() exists, and which timers document the tree has.
+// documentation folder rather than inferred from the version number: whether msleep() adds the
+// historical extra jiffy (its body in kernel/time/timer.c, or kernel/time/sleep_timeout.c from
+// v6.13 on), whether usleep_range_state() exists, and which timers document the tree has.
+// fsleep()'s behaviour is not read here but evaluated with clang on the tree's own delay.h
+// (rewrite/sleep_eval.h: evaluated_sleep_api() fills these fields in).
 #pragma once
 
 #include <optional>
@@ -16,8 +17,8 @@ namespace ksweep::kbuild {
 enum class FsleepKind {
     Absent,       // delay.h has no fsleep() (trees before v5.8)
     DoubleRange,  // v5.8-v6.12: usleep_range(us, 2 * us) up to 20 ms
-    QuarterSlack, // v6.13+: us + us/4 below USLEEP_RANGE_UPPER_BOUND, msleep above
-    Unknown
+    QuarterSlack, // v6.13+: a quarter of slack at most below four ticks, msleep() above
+    Unknown       // not evaluated (kbuild alone never evaluates it), or neither
 };
 
 struct SleepApi {

@@ -6,8 +6,10 @@
 #include "core/parallel.h"
 #include "rewrite/applier.h"
 #include "rewrite/fix_verify.h"
+#include "rewrite/loop_budget.h"
 #include "rewrite/macro_uses.h"
 #include "rewrite/planner.h"
+#include "rewrite/sleep_eval.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -70,7 +72,7 @@ void fix_and_verify(const std::vector<Rule>& rules, const ScanOptions& options,
     const auto text = read_file(fs::path(options.tree) / work.path);
     if (!text) {
         for (const Finding& f : work.findings)
-            work.skipped.push_back({f, false, "", "cannot read " + work.path, ""});
+            work.skipped.push_back({f, false, "", "cannot read " + work.path, "", {}});
         return;
     }
     FileFix merged;
@@ -91,7 +93,8 @@ void fix_and_verify(const std::vector<Rule>& rules, const ScanOptions& options,
         std::vector<SiteOutcome> skipped;
         FileFix fix = fix_file_text(
             rule, work.path, merged.fixed, findings, skipped,
-            [&](const std::string& rel) { return read_file(fs::path(options.tree) / rel); });
+            [&](const std::string& rel) { return read_file(fs::path(options.tree) / rel); },
+            &tree_sleeps(options.tree, scan.build_dir), scan.hz);
         const bool overlapped = std::any_of(skipped.begin(), skipped.end(),
                                             [](const auto& s) { return s.reason == kOverlap; });
         if (merged.fixed != *text) {
@@ -106,7 +109,7 @@ void fix_and_verify(const std::vector<Rule>& rules, const ScanOptions& options,
         if (auto failure = verify_fix(rule, options, before, fix, !overlapped)) {
             for (const SiteOutcome& s : fix.sites)
                 work.skipped.push_back(
-                    {s.finding, false, "", "verification failed: " + *failure, ""});
+                    {s.finding, false, "", "verification failed: " + *failure, "", {}});
             continue;
         }
         merged.fixed = fix.fixed;
@@ -127,7 +130,7 @@ void fix_and_verify(const std::vector<Rule>& rules, const ScanOptions& options,
 
 FileFix fix_file_text(const Rule& rule, const std::string& path, const std::string& text,
                       const std::vector<Finding>& findings, std::vector<SiteOutcome>& skipped,
-                      const ReadTreeFile& read) {
+                      const ReadTreeFile& read, TreeSleeps* sleeps, int hz) {
     FileFix fix;
     fix.file = path;
     fix.original = text;
@@ -136,20 +139,24 @@ FileFix fix_file_text(const Rule& rule, const std::string& path, const std::stri
     const FileIndex index(text);
     const std::optional<SleepHelper> helper =
         read ? find_sleep_helper(rule.helpers_for(path), path, text, read) : std::nullopt;
-    FilePlan plan = plan_file(rule, path, text, index, findings, helper);
+    FilePlan plan = plan_file(rule, path, text, index, findings, helper, LoopContext{sleeps, hz});
     for (SiteOutcome& s : plan.skipped)
         skipped.push_back(std::move(s));
     const std::vector<bool> accepted = accept_groups(plan.groups);
     for (size_t i = 0; i < plan.groups.size(); ++i)
         for (const Finding& f : plan.groups[i].findings) {
             if (!accepted[i]) {
-                skipped.push_back({f, false, "", kOverlap, ""});
+                skipped.push_back({f, false, "", kOverlap, "", {}});
                 continue;
             }
             const auto& calls = plan.groups[i].calls;
             const auto call = calls.find(f.call_begin);
-            fix.sites.push_back(
-                {f, true, plan.groups[i].how, "", call == calls.end() ? "" : call->second});
+            SiteOutcome site{
+                f, true, plan.groups[i].how, "", call == calls.end() ? "" : call->second, {}};
+            if (auto loop = plan.groups[i].loops.find(f.call_begin);
+                loop != plan.groups[i].loops.end())
+                site.loop = loop->second;
+            fix.sites.push_back(std::move(site));
         }
     if (fix.sites.empty())
         return fix;
@@ -166,6 +173,20 @@ FileFix fix_file_text(const Rule& rule, const std::string& path, const std::stri
         fix.slack_name = plan.slack_name;
         fix.slack_us = final_edits.slack_us;
         fix.slack_defined_here = final_edits.slack_defined_here;
+    }
+    // The budgets after the fix, now that the slack is known.
+    for (SiteOutcome& site : fix.sites) {
+        if (site.loop.policy == "iopoll") {
+            site.loop.after_ms_by_hz =
+                budget_after_iopoll(site.loop.sleep_us, site.loop.timeout_us, sleeps);
+            if (sleeps)
+                if (const SleepEval e = sleeps->iopoll_sleep(site.loop.sleep_us, hz); e.step)
+                    site.loop.poll_sleep = e.step->text() + " (" + e.step->at + ")";
+        } else if (site.loop.policy == "keep")
+            site.loop.after_ms_by_hz = budget_after_keep(
+                site.finding, rule.target_for(path), fix.slack_us,
+                fix.helper && site.finding.unit == Unit::Milliseconds ? fix.helper : std::nullopt,
+                sleeps);
     }
     return fix;
 }

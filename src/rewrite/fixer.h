@@ -15,6 +15,25 @@
 
 namespace ksweep {
 
+class TreeSleeps;
+
+// What the fix did with the count-ended loop a site paces (or one it could not analyse), by the
+// rule's loop policy, and the loop's budget after it: every message about the site says it.
+struct LoopOutcome {
+    std::string policy; // "iopoll", "keep", "leave"; "" when no count-ended loop is in question
+    std::string why;    // keep or leave after iopoll was asked: what stopped it; or "its loop
+                        // was not analysed (...)"
+    std::string helper; // iopoll: "read_poll_timeout", "regmap_read_poll_timeout", ...
+    std::string call;   // iopoll: the poll on one line
+    long long sleep_us = 0, timeout_us = 0; // iopoll's arguments
+    std::string timeout_why;                // iopoll: where the timeout comes from
+    std::string poll_sleep; // iopoll: its sleep as the tree runs it, "usleep_range(751, 3000)
+                            // (include/linux/iopoll.h:40)"; "" when not evaluated
+    // The budget after the fix (iopoll, keep) or the one it would have had (leave), at HZ 100,
+    // 250 and 1000; empty when not known.
+    std::vector<std::pair<int, double>> after_ms_by_hz;
+};
+
 // One site the fixer changed, or refused to change, and why.
 struct SiteOutcome {
     Finding finding;
@@ -22,6 +41,7 @@ struct SiteOutcome {
     std::string how;         // "literal", "macro converted to usec", "scaled at call site", ...
     std::string reason;      // why a site was left alone (msleep(0), unresolved, overlap, ...)
     std::string replacement; // a fixed site: its new call on one line, as `check` quotes it
+    LoopOutcome loop;
 };
 
 // The new text of one file.
@@ -53,9 +73,12 @@ FixResult plan_fixes(const Rule& rule, const ScanOptions& options, const ScanRes
 // runs this per file and verifies the result; tests call it with findings of their own.
 // `read` gives the tree's files: the headers where the subsystem's own sleep helper may be
 // (Rule::helpers_for); without it, none is looked for.
+// `sleeps` (the tree's sleep functions, for the budgets after fsleep() or a helper) and `hz`
+// (the tree's) judge count-ended loops; without `sleeps` the iopoll helpers are taken to exist.
 FileFix fix_file_text(const Rule& rule, const std::string& path, const std::string& text,
                       const std::vector<Finding>& findings, std::vector<SiteOutcome>& skipped,
-                      const ReadTreeFile& read = nullptr);
+                      const ReadTreeFile& read = nullptr, TreeSleeps* sleeps = nullptr,
+                      int hz = 250);
 
 // A unified diff (git-style a/ b/ paths) of the result, for `ksweep fix` without --in-place.
 std::string unified_diff(const FixResult& result);

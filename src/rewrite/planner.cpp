@@ -1,7 +1,10 @@
 #include "rewrite/planner.h"
 
+#include "rewrite/iopoll_rewrite.h"
 #include "rewrite/kernel_style.h"
+#include "rewrite/loop_budget.h"
 #include "rewrite/slack_name.h"
+#include "rewrite/sleep_eval.h"
 
 #include <algorithm>
 #include <cctype>
@@ -83,26 +86,32 @@ std::optional<std::pair<size_t, size_t>> trailing_comment(std::string_view tail)
 // What a site becomes before its text is written: the slack constant's name and place are
 // chosen from all of them.
 struct Pending {
-    enum Kind { Literal, ScaleSite, ConvertMacro, ScaleMacro, Helper } kind;
+    enum Kind { Literal, ScaleSite, ConvertMacro, ScaleMacro, Helper, Iopoll } kind;
     std::vector<Finding> findings;
     std::string macro;
     std::vector<const MacroDefinition*> defs;
     std::vector<MacroUse> uses;
     std::string why_scaled;  // why a same-file macro keeps its unit
     unsigned first_call = 0; // earliest call the group rewrites
+    std::optional<IopollRewrite> iopoll;
 };
 
 class Planner {
   public:
     Planner(const Rule& rule, const std::string& path, const std::string& text,
-            const FileIndex& index, const std::optional<SleepHelper>& helper)
+            const FileIndex& index, const std::optional<SleepHelper>& helper,
+            const LoopContext& loops)
         : rule_(rule), path_(path), text_(text), index_(index), target_(rule.target_for(path)),
-          helper_(helper) {}
+          helper_(helper), loops_(loops) {}
 
     FilePlan run(const std::vector<Finding>& findings);
 
   private:
     void classify(const std::vector<Finding>& findings);
+    // The rule's loop policy for a site in a count-ended (or unanalysed) loop: true when the
+    // site is taken care of (an iopoll group, or left alone), false when the usual edit follows.
+    bool by_loop_policy(const Finding& f);
+    std::string leave_reason(const Finding& f, const LoopOutcome& outcome) const;
     std::optional<std::string> why_form_stays(const CallForm& form, const Finding& f) const;
     std::optional<std::string> why_not_convertible(const std::string& macro,
                                                    const std::vector<const MacroDefinition*>& defs,
@@ -121,7 +130,7 @@ class Planner {
         return target_ == Target::Fsleep ? "fsleep" : "usleep_range";
     }
     void skip(const Finding& f, std::string reason) {
-        plan_.skipped.push_back(SiteOutcome{f, false, "", std::move(reason), ""});
+        plan_.skipped.push_back(SiteOutcome{f, false, "", std::move(reason), "", {}});
     }
 
     const Rule& rule_;
@@ -130,14 +139,17 @@ class Planner {
     const FileIndex& index_;
     Target target_;
     const std::optional<SleepHelper>& helper_;
+    const LoopContext& loops_;
     std::vector<Pending> pending_;
+    std::map<unsigned, LoopOutcome> kept_loops_; // keep: the outcome, for the group's sites
+    std::set<unsigned> iopoll_calls_;            // sites whose loop becomes a poll
     FilePlan plan_;
 };
 
 FilePlan Planner::run(const std::vector<Finding>& findings) {
     classify(findings);
     const bool needs_slack = std::any_of(pending_.begin(), pending_.end(), [](const Pending& p) {
-        return p.kind != Pending::Helper;
+        return p.kind != Pending::Helper && p.kind != Pending::Iopoll;
     });
     if (target_ == Target::UsleepRange && needs_slack)
         choose_slack();
@@ -185,9 +197,11 @@ void Planner::classify(const std::vector<Finding>& findings) {
             continue;
         }
 
+        if (by_loop_policy(f))
+            continue;
         if (helper_ && f.unit == Unit::Milliseconds) {
             // The subsystem's helper takes the milliseconds as they are written.
-            pending_.push_back(Pending{Pending::Helper, {f}, "", {}, {}, "", f.call_begin});
+            pending_.push_back(Pending{Pending::Helper, {f}, "", {}, {}, "", f.call_begin, {}});
             continue;
         }
         auto defs = f.constant.empty() ? std::vector<const MacroDefinition*>{}
@@ -215,7 +229,8 @@ void Planner::classify(const std::vector<Finding>& findings) {
                   {},
                   {},
                   "",
-                  f.call_begin};
+                  f.call_begin,
+                  {}};
         pending_.push_back(std::move(p));
     }
 
@@ -235,6 +250,80 @@ void Planner::classify(const std::vector<Finding>& findings) {
     }
     std::sort(pending_.begin(), pending_.end(),
               [](const Pending& a, const Pending& b) { return a.first_call < b.first_call; });
+}
+
+bool Planner::by_loop_policy(const Finding& f) {
+    const bool counted = f.loop.ends_by == LoopEnd::Count;
+    if (!counted && f.loop.ends_by != LoopEnd::Unknown)
+        return false;
+    LoopOutcome outcome;
+    LoopPolicy policy = rule_.loops.count;
+    if (!counted) {
+        policy = rule_.loops.fallback;
+        outcome.why = "its loop, if any, was not analysed (" +
+                      (f.loop.note.empty() ? std::string("no AST") : f.loop.note) + ")";
+    }
+    if (policy == LoopPolicy::Iopoll) {
+        TreeSleeps* sleeps = loops_.sleeps;
+        const TreeDefines defines =
+            sleeps ? TreeDefines([sleeps](const std::string& h, const std::string& m) {
+                return sleeps->defines(h, m);
+            })
+                   : TreeDefines();
+        IopollPlan p = plan_iopoll(rule_, f, text_, loops_.hz, defines);
+        if (p.rewrite) {
+            outcome.policy = "iopoll";
+            outcome.helper = p.rewrite->helper;
+            outcome.call = p.rewrite->call;
+            outcome.sleep_us = p.rewrite->sleep_us;
+            outcome.timeout_us = p.rewrite->timeout_us;
+            outcome.timeout_why = p.rewrite->timeout_why;
+            Pending pending{Pending::Iopoll, {f}, "", {}, {}, "", f.call_begin, {}};
+            pending.iopoll = std::move(p.rewrite);
+            pending_.push_back(std::move(pending));
+            kept_loops_[f.call_begin] = outcome;
+            iopoll_calls_.insert(f.call_begin);
+            return true;
+        }
+        policy = rule_.loops.fallback;
+        outcome.why = "read_poll_timeout() does not fit: " + p.why_not;
+    }
+    outcome.policy = std::string(to_string(policy));
+    if (policy == LoopPolicy::Leave) {
+        const long long us = *f.requested_us();
+        outcome.after_ms_by_hz =
+            budget_after_keep(f, target_, slack_us(rule_.slack_for(path_), us),
+                              f.unit == Unit::Milliseconds ? helper_ : std::nullopt, loops_.sleeps);
+        SiteOutcome left{f, false, "", leave_reason(f, outcome), "", {}};
+        left.loop = outcome;
+        plan_.skipped.push_back(std::move(left));
+        return true;
+    }
+    kept_loops_[f.call_begin] = outcome;
+    return false;
+}
+
+// "its loop gives up after 2 tries: the budget would fall from 24 to 7.5 ms at HZ=250 (...)".
+std::string Planner::leave_reason(const Finding& f, const LoopOutcome& outcome) const {
+    const std::string rule_says = " (the rule's loop policy: leave)";
+    if (f.loop.ends_by != LoopEnd::Count)
+        return outcome.why + rule_says;
+    const std::string tries = f.loop.tries
+                                  ? std::to_string(*f.loop.tries) + " tries"
+                                  : "a count ksweep cannot read (" + f.loop.tries_text + ")";
+    std::string out = "its loop gives up after " + tries;
+    if (!f.loop.budget_ms_by_hz.empty() && !outcome.after_ms_by_hz.empty()) {
+        const std::string way =
+            budget_direction(f.loop.budget_ms_by_hz, outcome.after_ms_by_hz, loops_.hz);
+        out += ": the budget would " +
+               std::string(way == "falls"   ? "fall"
+                           : way == "grows" ? "grow"
+                                            : "stay") +
+               " from " + budget_change(f.loop.budget_ms_by_hz, outcome.after_ms_by_hz, loops_.hz);
+    }
+    if (!outcome.why.empty())
+        out += "; " + outcome.why;
+    return out + rule_says;
 }
 
 // What the rule's form says of rewriting this call into an hrtimer sleep.
@@ -272,6 +361,8 @@ Planner::why_not_convertible(const std::string& macro,
             return macro + " is used in #" + u.directive + where;
         if (u.callee.empty())
             return macro + " is used outside a call" + where;
+        if (iopoll_calls_.count(u.call_begin))
+            return macro + " paces a loop rewritten into an iopoll helper" + where;
         if (!is_rule_function(u.callee) && !rule_.convertible.count(u.callee))
             return macro + " is passed to " + u.callee + "()" + where;
     }
@@ -399,7 +490,19 @@ EditGroup Planner::build(const Pending& p) const {
         shortest = std::min(shortest, *f.requested_us());
     g.shortest_us = shortest;
 
+    for (const Finding& f : p.findings)
+        if (auto it = kept_loops_.find(f.call_begin); it != kept_loops_.end())
+            g.loops[f.call_begin] = it->second;
     switch (p.kind) {
+    case Pending::Iopoll: {
+        const Finding& f = p.findings.front();
+        g.edits = p.iopoll->edits;
+        g.calls[f.call_begin] = p.iopoll->call;
+        g.uses_slack = false;
+        g.needs_iopoll_h = p.iopoll->needs_iopoll_h;
+        g.how = "loop rewritten into " + p.iopoll->helper + "()";
+        break;
+    }
     case Pending::Helper: {
         const Finding& f = p.findings.front();
         g.edits.push_back(
@@ -470,8 +573,8 @@ EditGroup Planner::build(const Pending& p) const {
 
 FilePlan plan_file(const Rule& rule, const std::string& path, const std::string& text,
                    const FileIndex& index, const std::vector<Finding>& findings,
-                   const std::optional<SleepHelper>& helper) {
-    FilePlan plan = Planner(rule, path, text, index, helper).run(findings);
+                   const std::optional<SleepHelper>& helper, const LoopContext& loops) {
+    FilePlan plan = Planner(rule, path, text, index, helper, loops).run(findings);
     // Without a place for the slack constant, the sites that name it cannot be fixed.
     if (!plan.slack_name.empty() && !plan.existing_slack_us && !plan.anchor) {
         std::vector<EditGroup> kept;
@@ -481,9 +584,13 @@ FilePlan plan_file(const Rule& rule, const std::string& path, const std::string&
                 continue;
             }
             for (const Finding& f : g.findings)
-                plan.skipped.push_back(SiteOutcome{
-                    f, false, "", "no #define block or #include before it for the slack constant",
-                    ""});
+                plan.skipped.push_back(
+                    SiteOutcome{f,
+                                false,
+                                "",
+                                "no #define block or #include before it for the slack constant",
+                                "",
+                                {}});
         }
         plan.groups = std::move(kept);
     }
@@ -580,10 +687,16 @@ FinalEdits finalize_plan(const Rule& rule, const std::string& path, const std::s
         }
     }
 
+    bool needs_iopoll_h = false;
     for (size_t i = 0; i < plan.groups.size(); ++i)
-        if (accepted[i])
+        if (accepted[i]) {
             for (const Edit& e : plan.groups[i].edits)
                 out.edits.push_back(e);
+            needs_iopoll_h = needs_iopoll_h || plan.groups[i].needs_iopoll_h;
+        }
+    if (needs_iopoll_h)
+        if (auto include = iopoll_include(text))
+            out.edits.push_back(*include);
 
     if (needs_slack && plan.existing_slack_us) {
         out.slack_us = *plan.existing_slack_us;

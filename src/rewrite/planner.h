@@ -4,6 +4,11 @@
 //   literal            msleep(5)        -> usleep_range(5000, 5000 + FOO_DELAY_RANGE)
 //   macro to usec      #define X 2      -> #define X (2 * 1000), every use follows
 //   scaled             msleep(HDR_X)    -> usleep_range(HDR_X * USEC_PER_MSEC, ...)
+//   iopoll             a count-ended poll loop -> read_poll_timeout(...) (iopoll_rewrite.h)
+//
+// A site in a loop that gives up after a number of tries follows the rule's loop policy
+// (Rule::loops): the iopoll rewrite where the loop's shape fits, else keep (the usual edit, the
+// budget's change said) or leave (the reason gives the figures).
 //
 // Texts naming the slack constant are final here; the #define lines the plan rewrites get their
 // text in finalize_plan(), once it is known which groups survived the overlap check, because
@@ -43,9 +48,18 @@ struct EditGroup {
     std::vector<Finding> findings;         // the call sites it fixes
     std::map<unsigned, std::string> calls; // call_begin of a rewritten call -> it, on one line
     std::string how;
-    long long shortest_us = 0; // its shortest sleep in µs, for a percent slack policy
-    bool uses_slack = false;   // names the slack constant
-    bool uses_helper = false;  // calls the subsystem's own sleep helper
+    long long shortest_us = 0;   // its shortest sleep in µs, for a percent slack policy
+    bool uses_slack = false;     // names the slack constant
+    bool uses_helper = false;    // calls the subsystem's own sleep helper
+    bool needs_iopoll_h = false; // calls an iopoll helper: <linux/iopoll.h> must be included
+    std::map<unsigned, LoopOutcome> loops; // call_begin -> the loop policy's outcome
+};
+
+// What judging loops takes besides the file: the tree's sleep functions (the budget after
+// fsleep() or a helper, which iopoll helpers the tree has) and its HZ. Unit tests give none.
+struct LoopContext {
+    TreeSleeps* sleeps = nullptr;
+    int hz = 250;
 };
 
 struct FilePlan {
@@ -60,7 +74,8 @@ struct FilePlan {
 // `helper` (the tree's own millisecond sleep the file sees), millisecond sites call it.
 FilePlan plan_file(const Rule& rule, const std::string& path, const std::string& text,
                    const FileIndex& index, const std::vector<Finding>& findings,
-                   const std::optional<SleepHelper>& helper = std::nullopt);
+                   const std::optional<SleepHelper>& helper = std::nullopt,
+                   const LoopContext& loops = {});
 
 // Gives the accepted groups' #define rewrites their final text (comments realigned per block)
 // and returns every edit to apply, the slack constant's #define included when one is needed.

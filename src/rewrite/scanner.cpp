@@ -1,5 +1,7 @@
 // scan_tree / scan_buffer: walks the tree, runs the lexical engine on every file and the
-// semantic engine where the lexical one left a site it could not settle, on -j threads.
+// semantic engine on every file with a call (the loop around each call is read from the AST;
+// the values of the lexical engine stand unless it left a site it could not settle), on -j
+// threads.
 #include "rewrite/scanner.h"
 
 #include "core/file_io.h"
@@ -50,6 +52,7 @@ struct ScanContext {
     bool extra_jiffy = true; // msleep() adds the historical extra jiffy
     bool semantic = true;
     bool macro_uses = false;
+    std::vector<std::string> other_sleeps;
     std::shared_ptr<const CompileFlags> flags; // shared by the worker threads, read-only
 
     explicit ScanContext(const Rule& r) : rule(r) {}
@@ -69,6 +72,7 @@ struct ScanContext {
             c.hz = *hz;
         c.semantic = options.semantic;
         c.macro_uses = options.macro_uses;
+        c.other_sleeps = options.other_sleeps;
         if (c.semantic)
             c.flags = std::make_shared<const CompileFlags>(c.tree, c.build_dir);
         return c;
@@ -87,6 +91,7 @@ struct ScanContext {
 struct FileOutcome {
     std::vector<Finding> findings;
     std::vector<Finding> macro_uses;
+    std::vector<OtherSleep> other_sleeps;
     std::string error;
     bool semantic_parsed = false;
     bool semantic_failed = false;
@@ -105,7 +110,8 @@ SemanticRequest semantic_request(const ScanContext& c, const std::string& rel_pa
     r.content = &content;
     r.args = c.flags->for_file(rel_path);
     look_for(r, c.rule);
-    r.expansions = c.macro_uses;
+    r.expansions = c.macro_uses || !c.other_sleeps.empty();
+    r.other_sleeps = c.other_sleeps;
     r.blocks = lexical.top_level_blocks;
     for (const auto& site : lexical.sites) {
         r.call_offsets.push_back(site.finding.call_begin);
@@ -225,20 +231,55 @@ std::vector<Finding> macro_use_findings(const Rule& rule, const std::string& rel
     return out;
 }
 
+// The loop around each call, from the semantic engine's sites; without one, why not.
+void attach_loops(LexicalScan& lexical, const SemanticScan& semantic) {
+    for (auto& site : lexical.sites) {
+        Finding& f = site.finding;
+        auto seen =
+            std::find_if(semantic.sites.begin(), semantic.sites.end(),
+                         [&](const SemanticSite& s) { return s.call_begin == f.call_begin; });
+        if (seen != semantic.sites.end()) {
+            f.loop = seen->loop;
+        } else {
+            f.loop = LoopInfo{};
+            f.loop.note = f.in_macro_body ? "a #define that this file does not expand"
+                                          : "not compiled in this configuration";
+        }
+    }
+}
+
+void loops_unknown(LexicalScan& lexical, const std::string& why) {
+    for (auto& site : lexical.sites) {
+        site.finding.loop = LoopInfo{};
+        site.finding.loop.note = why;
+    }
+}
+
 FileOutcome scan_file(const ScanContext& c, const std::string& rel_path,
                       const std::string& content) {
     FileOutcome out;
     LexicalScan lexical = lexical_scan(c.rule, rel_path, content);
-    if (c.semantic && (lexical.needs_semantic() || c.macro_uses)) {
+    // Every call's loop comes from the AST: a file with calls is parsed for them.
+    const bool loops = !lexical.sites.empty();
+    if (!c.semantic)
+        loops_unknown(lexical, "not analysed: the semantic engine is off (--lexical-only)");
+    if (c.semantic &&
+        (lexical.needs_semantic() || c.macro_uses || loops || !c.other_sleeps.empty())) {
         SemanticScan semantic = semantic_scan(semantic_request(c, rel_path, content, lexical));
         if (semantic.parsed) {
             out.semantic_parsed = true;
-            // A parse made only for the macro uses leaves the calls as a scan without them
-            // resolves them: the same file gives the same findings either way.
+            // A parse made only for the macro uses or the loops leaves the calls as a scan
+            // without them resolves them: the same file gives the same findings either way.
             if (lexical.needs_semantic())
                 for (auto& site : lexical.sites)
                     merge(site, semantic);
-            out.macro_uses = macro_use_findings(c.rule, rel_path, content, semantic.expansions);
+            attach_loops(lexical, semantic);
+            out.macro_uses =
+                c.macro_uses ? macro_use_findings(c.rule, rel_path, content, semantic.expansions)
+                             : std::vector<Finding>{};
+            out.other_sleeps = std::move(semantic.other_sleeps);
+            for (OtherSleep& o : out.other_sleeps)
+                o.file = rel_path;
         } else {
             out.semantic_failed = true;
             out.error =
@@ -247,6 +288,8 @@ FileOutcome scan_file(const ScanContext& c, const std::string& rel_path,
                 if (site.needs_semantic)
                     site.finding.note =
                         "semantic parse failed (" + semantic.error + "); " + site.finding.note;
+            loops_unknown(lexical,
+                          "not analysed: the semantic parse failed (" + semantic.error + ")");
         }
     }
     for (auto& site : lexical.sites) {
@@ -316,6 +359,8 @@ void add_outcome(ScanResult& result, FileOutcome&& outcome) {
         result.findings.push_back(std::move(f));
     for (auto& f : outcome.macro_uses)
         result.macro_uses.push_back(std::move(f));
+    for (auto& o : outcome.other_sleeps)
+        result.other_sleeps.push_back(std::move(o));
 }
 
 } // namespace
@@ -331,6 +376,11 @@ void judge_finding(Finding& f, const Rule& rule, int hz, bool extra_jiffy) {
                                            predicted_sleep_ms(*form, *f.value, at, extra_jiffy));
     }
     f.actionable = rule.actionable(f.requested_ms(), f.predicted_sleep_ms);
+    // The loop's budget today: each try sleeps as long as the model says, at most.
+    f.loop.budget_ms_by_hz.clear();
+    if (f.loop.count_ended() && f.loop.tries)
+        for (const auto& [at, ms] : f.predicted_by_hz)
+            f.loop.budget_ms_by_hz.emplace_back(at, static_cast<double>(*f.loop.tries) * ms);
 }
 
 ScanResult scan_tree(const Rule& rule, const ScanOptions& options) {

@@ -9,6 +9,7 @@
 #include "core/finding.h"
 #include "core/rule.h"
 #include "core/sleep_model.h"
+#include "rewrite/semantic_engine.h"
 
 #include <functional>
 #include <string>
@@ -28,6 +29,10 @@ struct ScanOptions {
     // Also find the rule's calls that macros used in a file expand to (ScanResult::macro_uses):
     // the semantic engine then parses every file and every function body in it.
     bool macro_uses = false;
+    // Also report these sleeps that are not the rule's (usleep_range, fsleep), each with the loop
+    // around it (ScanResult::other_sleeps): check compares a loop's budget before and after a
+    // patch. Parses the files semantically, every function body.
+    std::vector<std::string> other_sleeps;
 };
 
 struct ScanResult {
@@ -36,6 +41,7 @@ struct ScanResult {
     // (call: the use's text, constant: the macro, defined_at: where the call is spelled). Kept
     // apart from `findings`: the fixer rewrites calls, not the uses of a macro.
     std::vector<Finding> macro_uses;
+    std::vector<OtherSleep> other_sleeps; // with ScanOptions::other_sleeps
     int hz = 250;
     KernelVersion kernel;
     bool extra_jiffy = true;         // the tree's msleep() adds the historical extra jiffy

@@ -1,5 +1,9 @@
 #include "rewrite/semantic_engine.h"
 
+#include "rewrite/first_error.h"
+#include "rewrite/int_eval.h"
+#include "rewrite/loop_analysis.h"
+
 #include <algorithm>
 #include <clang/AST/ASTConsumer.h>
 #include <clang/AST/ASTContext.h>
@@ -22,27 +26,6 @@ namespace ksweep {
 namespace {
 
 using namespace clang::ast_matchers;
-
-// Keeps the first error for the fallback note; everything else is dropped.
-class FirstError : public clang::DiagnosticConsumer {
-  public:
-    void HandleDiagnostic(clang::DiagnosticsEngine::Level level,
-                          const clang::Diagnostic& info) override {
-        DiagnosticConsumer::HandleDiagnostic(level, info);
-        if (level < clang::DiagnosticsEngine::Error || !message.empty())
-            return;
-        llvm::SmallString<256> text;
-        info.FormatDiagnostic(text);
-        message = text.str().str();
-        if (info.hasSourceManager() && info.getLocation().isValid()) {
-            auto p = info.getSourceManager().getPresumedLoc(info.getLocation());
-            if (p.isValid())
-                message = std::string(p.getFilename()) + ":" + std::to_string(p.getLine()) + ": " +
-                          message;
-        }
-    }
-    std::string message;
-};
 
 // One use of a macro, then where each call it expands to is spelled (file, offset): a use may
 // expand to several calls.
@@ -74,9 +57,14 @@ class ScanConsumer : public clang::ASTConsumer {
         if (ci_.getDiagnostics().hasErrorOccurred())
             return;
         std::vector<llvm::StringRef> names(request_.functions.begin(), request_.functions.end());
+        std::vector<llvm::StringRef> others(request_.other_sleeps.begin(),
+                                            request_.other_sleeps.end());
         // Run per top-level declaration of the main file: the headers' thousands are not walked.
         auto matcher = decl(forEachDescendant(
             callExpr(callee(functionDecl(hasAnyName(llvm::ArrayRef<llvm::StringRef>(names)))))
+                .bind("call")));
+        auto other_matcher = decl(forEachDescendant(
+            callExpr(callee(functionDecl(hasAnyName(llvm::ArrayRef<llvm::StringRef>(others)))))
                 .bind("call")));
         const auto& sm = ctx.getSourceManager();
         std::map<unsigned, SemanticSite> sites;
@@ -84,15 +72,18 @@ class ScanConsumer : public clang::ASTConsumer {
         for (clang::Decl* d : ctx.getTranslationUnitDecl()->decls()) {
             if (!sm.isInMainFile(sm.getExpansionLoc(d->getBeginLoc())))
                 continue;
-            std::string function;
-            if (auto* fd = llvm::dyn_cast<clang::FunctionDecl>(d))
-                function = fd->getNameAsString();
+            const auto* fd = llvm::dyn_cast<clang::FunctionDecl>(d);
+            const std::string function = fd ? fd->getNameAsString() : "";
             for (const auto& bound : match(matcher, *d, ctx))
                 if (auto* call = bound.getNodeAs<clang::CallExpr>("call")) {
-                    record(*call, function, ctx, sites);
+                    record(*call, fd, ctx, sites);
                     if (request_.expansions)
                         record_expansion(*call, function, ctx, expansions);
                 }
+            if (!others.empty() && fd)
+                for (const auto& bound : match(other_matcher, *d, ctx))
+                    if (auto* call = bound.getNodeAs<clang::CallExpr>("call"))
+                        record_other(*call, *fd, ctx);
         }
         for (auto& [offset, site] : sites)
             out_.sites.push_back(std::move(site));
@@ -117,8 +108,8 @@ class ScanConsumer : public clang::ASTConsumer {
         return file + ":" + std::to_string(p.getLine());
     }
 
-    void record(const clang::CallExpr& call, const std::string& function, clang::ASTContext& ctx,
-                std::map<unsigned, SemanticSite>& sites) {
+    void record(const clang::CallExpr& call, const clang::FunctionDecl* function,
+                clang::ASTContext& ctx, std::map<unsigned, SemanticSite>& sites) {
         const auto& sm = ctx.getSourceManager();
         clang::SourceLocation spelling = sm.getSpellingLoc(call.getBeginLoc());
         if (sm.getFileID(spelling) != sm.getMainFileID() || call.getNumArgs() < 1)
@@ -128,13 +119,37 @@ class ScanConsumer : public clang::ASTConsumer {
             return;
         SemanticSite site;
         site.call_begin = sm.getFileOffset(spelling);
-        site.function = function;
-        site.value = fold(arg, ctx);
+        site.function = function ? function->getNameAsString() : "";
+        site.value = fold_int(arg, ctx);
         name_constant(site, arg, call.getBeginLoc());
+        if (function)
+            site.loop = analyse_loop(call, *function, ctx);
+        else
+            site.loop.ends_by = LoopEnd::None;
 
         auto [it, inserted] = sites.emplace(site.call_begin, site);
-        if (!inserted && it->second.value != site.value)
+        if (inserted)
+            return;
+        if (it->second.value != site.value)
             it->second.conflicting = true; // one #define body, expansions that differ
+        it->second.loop = tighter_loop(it->second.loop, site.loop);
+    }
+
+    // A sleep that is not the rule's, written in this file, with its loop.
+    void record_other(const clang::CallExpr& call, const clang::FunctionDecl& function,
+                      clang::ASTContext& ctx) {
+        const auto& sm = ctx.getSourceManager();
+        const clang::SourceLocation spelling = sm.getSpellingLoc(call.getBeginLoc());
+        if (sm.getFileID(spelling) != sm.getMainFileID() || !call.getDirectCallee())
+            return;
+        OtherSleep s;
+        s.call_begin = sm.getFileOffset(spelling);
+        s.callee = call.getDirectCallee()->getNameAsString();
+        for (const clang::Expr* arg : call.arguments())
+            s.args.push_back(fold_int(arg, ctx));
+        s.function = function.getNameAsString();
+        s.loop = analyse_loop(call, function, ctx);
+        out_.other_sleeps.push_back(std::move(s));
     }
 
     bool has_form(const std::string& callee, const std::string& through) const {
@@ -161,13 +176,6 @@ class ScanConsumer : public clang::ASTConsumer {
         return has_form(name, "") ? arg : nullptr;
     }
 
-    static std::optional<long long> fold(const clang::Expr* arg, clang::ASTContext& ctx) {
-        clang::Expr::EvalResult result;
-        if (!arg->isValueDependent() && arg->EvaluateAsInt(result, ctx))
-            return result.Val.getInt().getExtValue();
-        return std::nullopt;
-    }
-
     // A call whose callee comes from a macro's body rather than from text written here (or
     // passed in as a macro argument): the use of the macro in this file is where it sleeps.
     void record_expansion(const clang::CallExpr& call, const std::string& function,
@@ -188,7 +196,7 @@ class ScanConsumer : public clang::ASTConsumer {
         e.through = through;
         e.use_begin = sm.getFileOffset(written);
         e.callee = call.getDirectCallee() ? call.getDirectCallee()->getNameAsString() : "";
-        e.value = fold(arg, ctx);
+        e.value = fold_int(arg, ctx);
         e.spelled_at = where(spelling);
         e.function = function;
         const auto [file, offset] = sm.getDecomposedLoc(spelling);

@@ -3,6 +3,7 @@
 // Expr::EvaluateAsInt, through header macros, enums and constant expressions.
 #pragma once
 
+#include "core/loop.h"
 #include "core/rule.h"
 
 #include <optional>
@@ -30,6 +31,10 @@ struct SemanticRequest {
     // Also report every rule call a macro used in this file expands to (SemanticScan::
     // expansions). Every function body of the file is parsed then, not only those with calls.
     bool expansions = false;
+    // Sleeps that are not the rule's (usleep_range, fsleep) to report with their loop
+    // (SemanticScan::other_sleeps): check compares a loop's sleep before and after a patch.
+    // Only in function bodies that are parsed (all of them with `expansions`).
+    std::vector<std::string> other_sleeps;
 };
 
 struct SemanticSite {
@@ -39,6 +44,17 @@ struct SemanticSite {
     std::string defined_at;   // "file:line" of the macro or enumerator
     std::string function;     // enclosing function of the (first) expansion
     bool conflicting = false; // spelled in a macro whose expansions fold differently
+    LoopInfo loop;            // the loop around it (a #define's: its tightest expansion's)
+};
+
+// A sleep of SemanticRequest::other_sleeps.
+struct OtherSleep {
+    std::string file;        // tree-relative (the scanner fills it in)
+    unsigned call_begin = 0; // byte offset of the callee's spelling in the file
+    std::string callee;
+    std::vector<std::optional<long long>> args; // each argument's value, when constant
+    std::string function;
+    LoopInfo loop;
 };
 
 // A rule call spelled in a macro's body (here or in a header), at one use of the macro here.
@@ -57,6 +73,7 @@ struct SemanticScan {
     std::string error; // first error when the parse failed
     std::vector<SemanticSite> sites;
     std::vector<SemanticExpansion> expansions; // with SemanticRequest::expansions, by use
+    std::vector<OtherSleep> other_sleeps;      // with SemanticRequest::other_sleeps
 };
 
 // Fills the request's callees and forms from the rule.

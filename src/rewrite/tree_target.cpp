@@ -1,12 +1,14 @@
 #include "rewrite/tree_target.h"
 
+#include "rewrite/sleep_eval.h"
+
 namespace ksweep {
 
 TargetChoice choose_target(const kbuild::SleepApi& api) {
     const bool new_doc = api.timers_doc.ends_with("delay_sleep_functions.rst");
     if (api.fsleep == kbuild::FsleepKind::QuarterSlack && new_doc)
-        return {Target::Fsleep, "fsleep() keeps 25 % slack (" + api.fsleep_source + ") and " +
-                                    api.timers_doc + " recommends it"};
+        return {Target::Fsleep, "fsleep() keeps 25 % slack at most (" + api.fsleep_source +
+                                    ") and " + api.timers_doc + " recommends it"};
     std::string why;
     switch (api.fsleep) {
     case kbuild::FsleepKind::DoubleRange:
@@ -25,8 +27,9 @@ TargetChoice choose_target(const kbuild::SleepApi& api) {
     return {Target::UsleepRange, why + ": usleep_range() with a named slack"};
 }
 
-std::string settle_targets(std::vector<Rule>& rules, const std::string& tree) {
-    const kbuild::SleepApi api = kbuild::read_sleep_api(tree);
+std::string settle_targets(std::vector<Rule>& rules, const std::string& tree,
+                           const std::string& build_dir) {
+    const kbuild::SleepApi api = evaluated_sleep_api(tree, build_dir);
     const TargetChoice choice = choose_target(api);
     std::string said;
     for (Rule& rule : rules) {

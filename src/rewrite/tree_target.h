@@ -1,5 +1,5 @@
-// `target: auto`: what the tree itself asks for. Its fsleep() and its documentation decide,
-// read from its sources (kbuild/sleep_api.h), not from its version number.
+// `target: auto`: what the tree itself asks for. Its fsleep() (evaluated with clang on its own
+// delay.h, sleep_eval.h) and its documentation decide, not its version number.
 #pragma once
 
 #include "core/rule.h"
@@ -24,6 +24,7 @@ TargetChoice choose_target(const kbuild::SleepApi& api);
 // Settles every rule's `auto` target for the tree and returns the line that says what was
 // chosen and why ("" when no rule asked for auto). Throws RuleError when a rule asks for fsleep
 // on a tree without fsleep().
-std::string settle_targets(std::vector<Rule>& rules, const std::string& tree);
+std::string settle_targets(std::vector<Rule>& rules, const std::string& tree,
+                           const std::string& build_dir);
 
 } // namespace ksweep

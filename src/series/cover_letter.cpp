@@ -1,5 +1,6 @@
 #include "series/cover_letter.h"
 
+#include "rewrite/loop_budget.h"
 #include "series/mail.h"
 #include "series/text_wrap.h"
 
@@ -25,6 +26,64 @@ std::string range_text(double lo, double hi) {
         return std::string(buf);
     };
     return lo == hi ? num(lo) + " ms" : num(lo) + " to " + num(hi) + " ms";
+}
+
+// The sleeps that pace loops giving up after a number of tries: what became of each loop and
+// its budget at the tree's HZ, one item per site ("" when there is none).
+std::string loop_summary(const std::vector<CoverPatch>& patches, const MessageContext& all) {
+    size_t iopoll = 0, keep = 0, unknown = 0;
+    std::string items;
+    for (const auto& p : patches)
+        for (const auto* f : p.files)
+            for (const auto& s : f->sites) {
+                const LoopOutcome& o = s.loop;
+                if (!s.fixed || o.policy.empty())
+                    continue;
+                const Finding& fd = s.finding;
+                std::string item =
+                    "- " + f->file + (fd.function.empty() ? "" : ", " + fd.function + "()") + ": ";
+                if (fd.loop.ends_by != LoopEnd::Count) {
+                    ++unknown;
+                    item += "its loop, if any, was not analysed";
+                } else {
+                    item += fd.loop.statement + " loop of " +
+                            (fd.loop.tries ? std::to_string(*fd.loop.tries) : fd.loop.tries_text) +
+                            " tries";
+                    if (o.policy == "iopoll") {
+                        ++iopoll;
+                        item += " -> " + o.helper + "(), timeout " + std::to_string(o.timeout_us) +
+                                " us (" + o.timeout_why + ")";
+                    } else {
+                        ++keep;
+                        item += " kept";
+                    }
+                    if (!fd.loop.budget_ms_by_hz.empty() && !o.after_ms_by_hz.empty())
+                        item += ", budget " +
+                                budget_change(fd.loop.budget_ms_by_hz, o.after_ms_by_hz, all.hz);
+                }
+                items += item + "\n";
+            }
+    if (items.empty())
+        return "";
+    auto n = [](size_t k, const char* one, const char* many) {
+        return std::to_string(k) + " " + (k == 1 ? one : many);
+    };
+    std::string text = n(iopoll + keep + unknown, "sleep", "sleeps") +
+                       " here may pace a loop that gives up after a number of tries, a driver's "
+                       "timeout: ";
+    std::vector<std::string> parts;
+    if (iopoll)
+        parts.push_back(n(iopoll, "loop becomes", "loops become") + " an iopoll helper");
+    if (keep)
+        parts.push_back(n(keep, "loop keeps", "loops keep") +
+                        " its shorter sleep, and with it a shorter budget");
+    if (unknown)
+        parts.push_back(n(unknown, "loop was", "loops were") + " not analysed");
+    text += listed(parts) +
+            ". Each patch gives the budget before and after at HZ 100, 250 and "
+            "1000 (" +
+            model_label(all) + "):\n\n" + items;
+    return text;
 }
 
 } // namespace
@@ -80,6 +139,8 @@ std::string cover_blurb(const Rule& rule, const std::vector<CoverPatch>& patches
     if (const std::string advice = timers_advice(all); !advice.empty())
         text += " " + advice;
     text += "\n\n";
+    if (const std::string loops = loop_summary(patches, all); !loops.empty())
+        text += loops + "\n";
     if (!place.entry.empty())
         text += "The patches are for " +
                 (place.tree.empty() ? std::string("the maintainers") : place.tree) + " (" +

@@ -1,5 +1,6 @@
 #include "series/message.h"
 
+#include "rewrite/loop_budget.h"
 #include "series/text_wrap.h"
 
 #include <algorithm>
@@ -15,7 +16,7 @@ namespace {
 constexpr const char* kDefaultSubject = "Use {target}() for short sleeps";
 constexpr const char* kDefaultBody =
     "{callee}() of less than {threshold_ms} ms sleeps longer than asked ({model}):\n\n"
-    "{sites}\n\n{timers_advice}\n{slack}\n\n{measured}";
+    "{sites}\n\n{loops}\n\n{timers_advice}\n{slack}\n\n{measured}";
 
 std::string fmt_ms(double ms) {
     char buf[32];
@@ -34,10 +35,26 @@ std::string callee_list(const Rule& rule) {
     return out;
 }
 
-// What the fix calls: the subsystem's own helper where it used one, else the rule's target.
+// The iopoll helper every fixed site of the file became, or "".
+std::string poll_only(const FileFix& fix) {
+    std::string poll;
+    for (const SiteOutcome& s : fix.sites) {
+        if (!s.fixed)
+            continue;
+        if (s.loop.policy != "iopoll")
+            return "";
+        poll = s.loop.helper;
+    }
+    return poll;
+}
+
+// What the fix calls: the subsystem's own helper where it used one, the iopoll helper where
+// every site became a poll, else the rule's target.
 std::string target_name(const Rule& rule, const FileFix& fix) {
     if (fix.helper)
         return fix.helper->name;
+    if (const std::string poll = poll_only(fix); !poll.empty())
+        return poll;
     return rule.target_for(fix.file) == Target::Fsleep ? "fsleep" : "usleep_range";
 }
 
@@ -121,6 +138,8 @@ std::string slack_sentence(const MessageContext& ctx) {
                "calls it with the value as written instead of adding a slack constant.";
     if (target == "fsleep")
         return "fsleep() picks the sleep primitive and its slack itself." + tree_fsleep(ctx);
+    if (target == poll_only(f))
+        return ""; // the loop paragraph says what the poll sleeps
     std::string name = f.slack_name.empty() ? "" : " (" + f.slack_name + ")";
     switch (slack.policy) {
     case SlackPolicy::Fixed:
@@ -139,6 +158,72 @@ std::string slack_sentence(const MessageContext& ctx) {
                std::to_string(slack.floor_us) + " us, as acpi_os_sleep() does.";
     }
     return "";
+}
+
+// "ak8974_await_drdy(): msleep(AK8974_MEASTIME)": where a site is, for a sentence.
+std::string site_name(const FileFix& file, const Finding& f, bool several_files) {
+    std::string where = several_files ? base_name(file.file) + ": " : "";
+    if (!f.function.empty())
+        where += f.function + "(): ";
+    std::string call;
+    for (char c : f.call)
+        if (!std::isspace(static_cast<unsigned char>(c)))
+            call += c;
+        else if (!call.empty() && call.back() != ' ')
+            call += ' ';
+    return where + call;
+}
+
+// One site's loop, in a sentence: what the fix did with it and the budget before and after.
+std::string loop_sentence(const MessageContext& ctx, const FileFix& file, const SiteOutcome& s,
+                          bool several_files) {
+    const LoopOutcome& o = s.loop;
+    const Finding& f = s.finding;
+    const std::string name = site_name(file, f, several_files);
+    if (f.loop.ends_by != LoopEnd::Count)
+        return name + ": " + o.why +
+               "; whether a loop around it gives up after a number of "
+               "tries, and how much sooner with the shorter sleep, is "
+               "for the reviewer to check.";
+    const std::string tries =
+        f.loop.tries ? std::to_string(*f.loop.tries) + " tries" : f.loop.tries_text + " tries";
+    std::string loop = "a " + f.loop.statement + " loop that gives up after " + tries;
+    if (f.loop.waits_for)
+        loop += " waiting for " + f.loop.waits_for->condition;
+    std::string budget;
+    if (!f.loop.budget_ms_by_hz.empty() && !o.after_ms_by_hz.empty())
+        budget = budget_change(f.loop.budget_ms_by_hz, o.after_ms_by_hz, ctx.hz);
+    const std::string label = " (" + model_label(ctx) + ")";
+    if (o.policy == "iopoll") {
+        std::string out = name + " paces " + loop + ". The loop becomes " + o.helper +
+                          "() with a sleep of " + std::to_string(o.sleep_us) +
+                          " us between reads and a timeout of " + std::to_string(o.timeout_us) +
+                          " us: " + o.timeout_why + ", so it never gives up sooner than it did";
+        if (o.timeout_why.rfind("the longest", 0) != 0)
+            out = name + " paces " + loop + ". The loop becomes " + o.helper +
+                  "() with a sleep of " + std::to_string(o.sleep_us) +
+                  " us between reads and a timeout of " + std::to_string(o.timeout_us) + " us (" +
+                  o.timeout_why + ")";
+        if (!o.poll_sleep.empty())
+            out += "; between reads it sleeps " + o.poll_sleep;
+        out += ". Its errors are those the loop returned.";
+        if (!budget.empty())
+            out += " Longest wait before it gives up: " + budget + label + ".";
+        return out;
+    }
+    std::string out = name + " paces " + loop + ": ";
+    if (budget.empty())
+        out += "with the new sleep the loop's budget changes, by how much is not known (" +
+               (f.loop.tries ? std::string("the new sleep was not evaluated")
+                             : "its count is not a constant") +
+               ").";
+    else
+        out += "with the new sleep the loop's budget " +
+               budget_direction(f.loop.budget_ms_by_hz, o.after_ms_by_hz, ctx.hz) + ": " + budget +
+               label + ".";
+    if (!o.why.empty())
+        out += " It keeps its loop because " + o.why + ".";
+    return out;
 }
 
 size_t fixed_sites(const MessageContext& ctx) {
@@ -165,6 +250,16 @@ std::string timers_advice(const MessageContext& ctx) {
     return doc + " recommends usleep_range() for sleeps of 10 us to 20 ms.";
 }
 
+std::string loop_paragraph(const MessageContext& ctx) {
+    std::string out;
+    const bool several_files = ctx.files.size() > 1;
+    for (const auto* f : ctx.files)
+        for (const auto& site : f->sites)
+            if (site.fixed && !site.loop.policy.empty())
+                out += (out.empty() ? "" : "\n\n") + loop_sentence(ctx, *f, site, several_files);
+    return out;
+}
+
 std::vector<std::pair<std::string, std::string>> message_values(const MessageContext& ctx) {
     std::string files;
     for (size_t i = 0; i < ctx.files.size(); ++i)
@@ -184,6 +279,7 @@ std::vector<std::pair<std::string, std::string>> message_values(const MessageCon
             {"timers_doc", ctx.sleep_api ? ctx.sleep_api->timers_doc : ""},
             {"timers_advice", timers_advice(ctx)},
             {"slack", slack_sentence(ctx)},
+            {"loops", loop_paragraph(ctx)},
             {"measured", ctx.measured && ctx.report ? describe(*ctx.measured, *ctx.report) : ""}};
 }
 
@@ -237,8 +333,11 @@ std::string full_summary(const std::string& prefix, const std::string& summary, 
 }
 
 std::string commit_body(const MessageContext& ctx, const std::string& signoff) {
-    const std::string& t = ctx.rule->body_template;
-    std::string body = wrap_body(expand(t.empty() ? kDefaultBody : t, message_values(ctx)), 75);
+    std::string t = ctx.rule->body_template.empty() ? kDefaultBody : ctx.rule->body_template;
+    // A budget change is said whatever the template: at its end when it has no place for it.
+    if (t.find("{loops}") == std::string::npos)
+        t += "\n\n{loops}";
+    std::string body = wrap_body(expand(t, message_values(ctx)), 75);
     while (!body.empty() && body.back() == '\n')
         body.pop_back();
     return body + "\n\nSigned-off-by: " + signoff + "\n";

@@ -7,7 +7,10 @@
 // chosen and why) {measured} (a sentence from the validation report, labelled "Measured by
 // ksweep validate (report ...)", or nothing) {timers_doc} (the timers document the tree has,
 // "Documentation/timers/delay_sleep_functions.rst" or ".../timers-howto.rst", or nothing)
-// {timers_advice} (that document's advice in one sentence, or nothing when the tree has none).
+// {timers_advice} (that document's advice in one sentence, or nothing when the tree has none)
+// {loops} (for each site in a loop that gives up after a number of tries: what the fix did with
+// the loop and its budget before and after at HZ 100, 250 and 1000; a template without {loops}
+// gets that paragraph at its end all the same: a budget change is never left unsaid).
 //
 // Every figure a message quotes says where it comes from: the sleep model (and where HZ came
 // from) or a ksweep validate report.
@@ -58,6 +61,10 @@ std::string full_summary(const std::string& prefix, const std::string& summary, 
 
 // The body (without subject), wrapped, with "Signed-off-by: <signoff>" at the end.
 std::string commit_body(const MessageContext& ctx, const std::string& signoff);
+
+// The loop paragraph ({loops}): one sentence per site in a count-ended loop (or one whose loop
+// was not analysed), "" when there is none.
+std::string loop_paragraph(const MessageContext& ctx);
 
 // The placeholder values for a context.
 std::vector<std::pair<std::string, std::string>> message_values(const MessageContext& ctx);

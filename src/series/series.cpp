@@ -6,6 +6,7 @@
 #include "git/git_handle.h"
 #include "git/repository.h"
 #include "git/scratch_prune.h"
+#include "rewrite/sleep_eval.h"
 #include "series/cover_letter.h"
 #include "series/mail.h"
 #include "series/maintainer_tree.h"
@@ -295,7 +296,7 @@ SeriesResult write_series(const Rule& rule, const FixResult& fix, const SeriesOp
         report = load_report(opts.report);
     Maintainers maintainers = Maintainers::load(opts.tree);
     const kbuild::SleepApi sleep_api =
-        opts.sleep_api ? *opts.sleep_api : kbuild::read_sleep_api(opts.tree);
+        opts.sleep_api ? *opts.sleep_api : evaluated_sleep_api(opts.tree, fix.scan.build_dir);
     // Every message's context: the fix's HZ and where it came from, the tree's sleep API.
     auto context_for = [&](std::vector<const FileFix*> files, const PatchMeasurement* measured) {
         MessageContext c;

@@ -212,7 +212,8 @@ TEST(SarifFormat, PartialFixesAreLeftOutAndUnresolvedCallsAreOpen) {
     const Json parsed = parse_json(format_sarif({r}, msleep_rule(), {"0.1.0", "/t", 250, {}}));
     ASSERT_TRUE(parsed.is_object());
     const Json& run = parsed.at("runs").front();
-    EXPECT_EQ(run.at("tool").at("driver").at("rules").size(), 2u);
+    // Per rule: its warning, its unresolved check, the loop budget warning.
+    EXPECT_EQ(run.at("tool").at("driver").at("rules").size(), 3u);
     const Json& results = run.at("results");
     ASSERT_EQ(results.size(), 2u);
     EXPECT_FALSE(results[0].contains("fixes"));
@@ -221,6 +222,22 @@ TEST(SarifFormat, PartialFixesAreLeftOutAndUnresolvedCallsAreOpen) {
     EXPECT_EQ(num(open, "ruleIndex"), 1);
     EXPECT_EQ(str(open, "kind"), "open");
     EXPECT_EQ(str(open, "level"), "none");
+}
+
+// A loop whose budget a patch shortens is a warning of its own descriptor, with no fix.
+TEST(SarifFormat, ALoopBudgetWarningHasItsOwnDescriptor) {
+    InputReport r = sample_report();
+    r.warnings[0].type = "MSLEEP_LOOP_BUDGET";
+    r.warnings[0].finding.rule = "msleep_small";
+    r.warnings[0].finding.call = "usleep_range(3000, 3500)";
+    const Json parsed = parse_json(format_sarif({r}, msleep_rule(), {"0.1.0", "/t", 250, {}}));
+    const Json& run = parsed.at("runs").front();
+    EXPECT_EQ(str(run.at("tool").at("driver").at("rules")[2], "name"), "MSLEEP_LOOP_BUDGET");
+    const Json& result = run.at("results").front();
+    EXPECT_EQ(str(result, "ruleId"), "msleep_small/loop-budget");
+    EXPECT_EQ(num(result, "ruleIndex"), 2);
+    EXPECT_EQ(str(result, "level"), "warning");
+    EXPECT_FALSE(result.contains("fixes"));
 }
 
 } // namespace

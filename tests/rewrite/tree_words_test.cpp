@@ -31,8 +31,8 @@ const std::string kOldDoc = "Documentation/timers/timers-howto.rst";
 TEST(TargetAuto, FsleepOnlyWhereItsSlackIsBoundedAndTheDocumentAsksForIt) {
     const TargetChoice v613 = choose_target(api(kbuild::FsleepKind::QuarterSlack, kNewDoc));
     EXPECT_EQ(v613.target, Target::Fsleep);
-    EXPECT_EQ(v613.why, "fsleep() keeps 25 % slack (include/linux/delay.h:90) and " + kNewDoc +
-                            " recommends it");
+    EXPECT_EQ(v613.why, "fsleep() keeps 25 % slack at most (include/linux/delay.h:90) and " +
+                            kNewDoc + " recommends it");
     const TargetChoice v612 = choose_target(api(kbuild::FsleepKind::DoubleRange, kOldDoc));
     EXPECT_EQ(v612.target, Target::UsleepRange);
     EXPECT_EQ(v612.why, "fsleep() allows twice the sleep here (include/linux/delay.h:90): "
@@ -65,14 +65,14 @@ TEST(TargetAuto, SettlesEveryRuleAndRefusesFsleepWhereThereIsNone) {
     const TinyTree old_tree("void msleep(unsigned int msecs);\n");
     std::vector<Rule> rules = {testing::msleep_rule()};
     EXPECT_EQ(rules[0].target, Target::Auto);
-    EXPECT_EQ(settle_targets(rules, old_tree.path()),
+    EXPECT_EQ(settle_targets(rules, old_tree.path(), ""),
               "target auto: usleep_range (the tree has no fsleep(): usleep_range() with a named "
               "slack)");
     EXPECT_EQ(rules[0].target, Target::UsleepRange);
 
     std::vector<Rule> wants_fsleep = {testing::msleep_rule()};
     wants_fsleep[0].target = Target::Fsleep;
-    EXPECT_THROW(settle_targets(wants_fsleep, old_tree.path()), RuleError);
+    EXPECT_THROW(settle_targets(wants_fsleep, old_tree.path(), ""), RuleError);
 }
 
 TEST(TargetAuto, AnUnsettledAutoIsUsleepRange) {

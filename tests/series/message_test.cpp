@@ -134,3 +134,84 @@ TEST_F(SeriesMessageTest, CoverLetterFirstLineIsTheSleepModelsForTheTreesHz) {
 }
 
 } // namespace
+
+// A sleep in a loop that gives up after a number of tries: what became of the loop and its
+// budget before and after at each HZ, in the commit message and in the cover letter.
+class LoopMessageTest : public SeriesMessageTest {
+  protected:
+    void counted(SiteOutcome& site, const std::string& policy,
+                 std::vector<std::pair<int, double>> after) {
+        site.finding.loop.ends_by = LoopEnd::Count;
+        site.finding.loop.statement = "do";
+        site.finding.loop.tries = 2;
+        site.finding.loop.waits_for =
+            LoopWait{"regmap_read", "regmap_read(map, REG, &val)", "val", "val & READY"};
+        site.finding.loop.budget_ms_by_hz = {{100, 60}, {250, 24}, {1000, 10}};
+        site.loop.policy = policy;
+        site.loop.after_ms_by_hz = std::move(after);
+    }
+};
+
+TEST_F(LoopMessageTest, KeepSaysHowTheBudgetFallsAtEachHz) {
+    counted(foo.sites[0], "keep", {{100, 5}, {250, 5}, {1000, 5}});
+    foo.sites[0].loop.why = "read_poll_timeout() does not fit: its body does more than read, "
+                            "test and sleep (line 9: x++)";
+    const std::string b = body();
+    EXPECT_NE(b.find("foo_wait(): msleep(2) paces a do loop that gives up after 2 tries waiting "
+                     "for val & READY: with the new sleep the loop's budget falls: 24 ms -> 5 ms "
+                     "at HZ=250 (HZ=100: 60 -> 5, HZ=1000: 10 -> 5) (sleep model, HZ=250 from "
+                     "the tree's config). It keeps its loop because read_poll_timeout() does "
+                     "not fit: its body does more than read, test and sleep (line 9: x++)."),
+              std::string::npos)
+        << b;
+    // The cover letter lists it with its budget.
+    const std::vector<CoverPatch> patches = {{"misc: foo: Use usleep_range()", {&foo}}};
+    const std::string cover = flat(cover_blurb(rule, patches, ctx, {}, {}));
+    EXPECT_NE(cover.find("1 sleep here may pace a loop that gives up after a number of tries, a "
+                         "driver's timeout: 1 loop keeps its shorter sleep, and with it a "
+                         "shorter budget."),
+              std::string::npos)
+        << cover;
+    EXPECT_NE(cover.find("- drivers/misc/foo.c, foo_wait(): do loop of 2 tries kept, budget 24 ms "
+                         "-> 5 ms at HZ=250 (HZ=100: 60 -> 5, HZ=1000: 10 -> 5)"),
+              std::string::npos)
+        << cover;
+}
+
+TEST_F(LoopMessageTest, IopollSaysTheTimeoutWhereItComesFromAndThatErrorsStay) {
+    counted(foo.sites[0], "iopoll", {{100, 63}, {250, 63}, {1000, 63}});
+    LoopOutcome& o = foo.sites[0].loop;
+    o.helper = "read_poll_timeout";
+    o.sleep_us = 3000;
+    o.timeout_us = 60000;
+    o.timeout_why = "the longest the loop waits today, at HZ=100";
+    o.poll_sleep = "usleep_range(751, 3000) (include/linux/iopoll.h:55)";
+    const std::string b = body();
+    EXPECT_NE(b.find("The loop becomes read_poll_timeout() with a sleep of 3000 us between reads "
+                     "and a timeout of 60000 us: the longest the loop waits today, at HZ=100, so "
+                     "it never gives up sooner than it did; between reads it sleeps "
+                     "usleep_range(751, 3000) (include/linux/iopoll.h:55). Its errors are those "
+                     "the loop returned. Longest wait before it gives up: 24 ms -> 63 ms at "
+                     "HZ=250"),
+              std::string::npos)
+        << b;
+}
+
+TEST_F(LoopMessageTest, ALoopNotAnalysedIsSaidAndATemplateWithoutLoopsStillSaysIt) {
+    foo.sites[0].loop.policy = "keep";
+    foo.sites[0].loop.why = "its loop, if any, was not analysed (not analysed: the semantic "
+                            "engine is off (--lexical-only))";
+    rule.body_template = "Short sleeps:\n\n{sites}\n";
+    const std::string b = body();
+    EXPECT_NE(b.find("foo_wait(): msleep(2): its loop, if any, was not analysed (not analysed: "
+                     "the semantic engine is off (--lexical-only)); whether a loop around it "
+                     "gives up after a number of tries, and how much sooner with the shorter "
+                     "sleep, is for the reviewer to check."),
+              std::string::npos)
+        << b;
+}
+
+TEST_F(LoopMessageTest, AGrowingBudgetIsNotCalledAFall) {
+    counted(foo.sites[0], "keep", {{100, 80}, {250, 80}, {1000, 80}});
+    EXPECT_NE(body().find("the loop's budget grows: 24 ms -> 80 ms at HZ=250"), std::string::npos);
+}

@@ -11,9 +11,10 @@
 # a stale one is never reused. A copy is used only once complete (.ksweep-complete).
 #
 # What changes, from the facts in REFERENCE.md §1 and §8 (ksweep's own words, not upstream's):
-# - include/linux/delay.h: fsleep() takes v6.13's form: udelay() up to 10 us, usleep_range(us,
-#   us + us/4) below USLEEP_RANGE_UPPER_BOUND (four ticks), msleep() above; its comment names
-#   the new document;
+# - include/linux/delay.h: fsleep() takes v6.13's body as upstream writes it (max_slack_shift,
+#   USLEEP_RANGE_UPPER_BOUND: udelay() up to 10 us, usleep_range(us, us + (us >> 2)) below four
+#   ticks, msleep() above), and it includes <linux/jiffies.h> for TICK_NSEC as upstream's
+#   does; its comment names the new document;
 # - Documentation/timers/delay_sleep_functions.rst replaces timers-howto.rst (index.rst names it);
 # - scripts/checkpatch.pl's MSLEEP warning says "see function description of msleep()";
 # - msleep() stays as 6.12 has it (no extra jiffy, kernel/time/timer.c): REFERENCE says no more.
@@ -59,13 +60,9 @@ if [ -f "$dest/.ksweep-complete" ]; then # made while we waited
     echo "$dest"
     exit 0
 fi
-# An incomplete copy of an earlier run (interrupted) goes; so do older keys' copies.
+# An incomplete copy of an earlier run (interrupted) goes. Other keys' copies stay: another
+# checkout's tests may be reading one right now (the cache is shared).
 rm -rf "$dest" "$dest.tmp"
-for old in "$cache"/trees/v6.13-shaped-*; do
-    case $old in "$dest" | "$dest".*) continue ;; esac
-    [ -d "$old" ] && rm -rf "$old"
-    [ -f "$old" ] && rm -f "$old"
-done
 
 declare -A before
 for f in "${edited[@]}"; do before[$f]=$(sha256sum <"$src/$f"); done
@@ -107,21 +104,30 @@ def new_fsleep(text):
         if depth == 0:
             end = i + 1
             break
+    # fsleep() as upstream has it from v6.13 on (its few lines; the kernel-doc is not copied):
+    # the slack shift a `static const` and the bound a macro of it, which a reader matching
+    # spellings does not recognise and ksweep evaluates.
     body = (
-        "/* Sleeps with at most 25 % slack: four ticks and more go to msleep(). */\n"
-        "#define USLEEP_RANGE_UPPER_BOUND\t((TICK_NSEC << 2) / NSEC_PER_USEC)\n"
+        "static const unsigned int max_slack_shift = 2;\n"
+        "#define USLEEP_RANGE_UPPER_BOUND\t((TICK_NSEC << max_slack_shift) / NSEC_PER_USEC)\n"
         "\n"
         "static inline void fsleep(unsigned long usecs)\n"
         "{\n"
         "\tif (usecs <= 10)\n"
         "\t\tudelay(usecs);\n"
         "\telse if (usecs < USLEEP_RANGE_UPPER_BOUND)\n"
-        "\t\tusleep_range(usecs, usecs + (usecs >> 2));\n"
+        "\t\tusleep_range(usecs, usecs + (usecs >> max_slack_shift));\n"
         "\telse\n"
-        "\t\tmsleep(DIV_ROUND_UP(usecs, 1000));\n"
+        "\t\tmsleep(DIV_ROUND_UP(usecs, USEC_PER_MSEC));\n"
         "}"
     )
     text = text[: m.start()] + body + text[end:]
+    # TICK_NSEC comes from jiffies.h, which v6.13's delay.h includes after sched.h.
+    if "#include <linux/jiffies.h>" not in text:
+        if "#include <linux/sched.h>\n" not in text:
+            sys.exit("make_v613_tree: include/linux/delay.h does not include <linux/sched.h>")
+        text = text.replace("#include <linux/sched.h>\n",
+                            "#include <linux/sched.h>\n#include <linux/jiffies.h>\n", 1)
     return text.replace("Documentation/timers/timers-howto.rst",
                         "Documentation/timers/delay_sleep_functions.rst")
 
