@@ -3,11 +3,14 @@
 #include "device/device_models.h"
 #include "device/device_registry.h"
 #include "device/device_spec.h"
+#include "device/registry_table.h"
 #include "device/table_device.h"
 #include "yaml_error_expect.h"
 
+#include <fstream>
 #include <gtest/gtest.h>
 #include <set>
+#include <sstream>
 
 namespace ksweep::device {
 namespace {
@@ -94,6 +97,25 @@ TEST(DeviceSpecTest, RegistryListsEveryFileBesideTheTpms) {
     const DeviceEntry* rtc = registry.find("rtc-max6900");
     ASSERT_NE(rtc, nullptr);
     EXPECT_EQ(rtc->benchmark.command, "RTC_SET_TIME");
+}
+
+// The README's device list is `ksweep devices`' output, never edited by hand: a new file, a
+// changed description or profile shows here until the README is regenerated.
+TEST(DeviceSpecTest, ReadmeListsTheDevicesAsTheRegistryDoes) {
+    std::ifstream in(std::string(KSWEEP_SOURCE_DIR) + "/README.md");
+    std::stringstream text;
+    text << in.rdbuf();
+    const std::string readme = text.str(), begin = "<!-- ksweep devices: begin -->\n",
+                      end = "<!-- ksweep devices: end -->";
+    size_t from = readme.find(begin), to = readme.find(end);
+    ASSERT_NE(from, std::string::npos) << "README.md has no generated device list";
+    ASSERT_NE(to, std::string::npos);
+    std::string shown = readme.substr(from + begin.size(), to - from - begin.size());
+    std::string generated =
+        render_registry_markdown(load_device_registry(kRegistry), KSWEEP_SOURCE_DIR);
+    EXPECT_EQ(shown, generated) << "regenerate it: build/src/cli/ksweep devices";
+    for (const auto& spec : load_device_specs(kDevices))
+        EXPECT_NE(shown.find("devices/" + spec.driver + ".yaml"), std::string::npos) << spec.path;
 }
 
 TEST(DeviceSpecTest, MinimalFileLoads) {
