@@ -3,6 +3,7 @@
 // series, version or patch, failed or unfinished jobs and missing artifacts are refused.
 #include "core/file_io.h"
 #include "core/process.h"
+#include "device/device_registry.h"
 #include "guest/pcr_check.h"
 #include "guest/qemu_runner.h"
 #include "require_env.h"
@@ -383,8 +384,9 @@ TEST(LavaExport, ADeviceFileJobRunsItsOperationAndReportsTheCounters) {
     EXPECT_NE(text.find("ksweep_op stats 0x7f"), std::string::npos) << "the counters, in-band";
     EXPECT_EQ(text.find("tpm_extend"), std::string::npos) << "no TPM on this device";
     EXPECT_NE(text.find("ksweep.operation: \"read in_magn_x_raw\""), std::string::npos);
-    if (have_lava_common())
+    if (have_lava_common()) {
         EXPECT_EQ(schema_errors(file), "") << file;
+    }
     // The TPM jobs read the counters too.
     lava.add_boot(sample_key(), sample_run(dir.path()));
     std::string tpm = *read_file(dir.path() / "lava/jobs" / (sample_key().job_name() + ".yaml"));
@@ -417,6 +419,19 @@ TEST(LavaResults, AnOperationJobIsCheckedByItsValuesAndBringsItsViolations) {
         << b.message;
     BootRun p = results.boot(operation_key("patched"), &counted);
     EXPECT_EQ(p.violations, (std::map<std::string, unsigned long long>{{"min_write_idle", 3}}));
+}
+
+// The lab's device dictionary starts ksweep-tpmd for whatever device a job names: every entry
+// of the registry, TPMs and device files, has its user command there.
+TEST(LavaExport, TheDeviceDictionaryHasACommandForEveryDevice) {
+    std::string dictionary = *read_file(KSWEEP_SOURCE_DIR "/lava/qemu-ksweep.jinja2");
+    auto registry = device::load_device_registry(KSWEEP_SOURCE_DIR "/qemu/devices.yaml");
+    for (const auto& entry : registry.entries())
+        EXPECT_NE(dictionary.find("'" + lava_tpmd_command(entry.driver) + "': {\n        'do': "
+                                  "ksweep_home + '/lava/ksweep-tpmd-lab.sh start " +
+                                  entry.driver + "',"),
+                  std::string::npos)
+            << entry.driver << " has no user command in lava/qemu-ksweep.jinja2";
 }
 
 TEST(LavaResults, AWrongValueOrMissingCountersAreSaid) {
