@@ -125,13 +125,12 @@ int validate_sweep(validate::ValidateOptions options, const std::string& sweep,
         const fs::path report_dir = fs::path(out_dir) / s.name;
         validate::write_report_files(report, report_dir.string());
         fs::path shown = fs::absolute(report_dir).lexically_relative(fs::absolute(sweep));
-        s.validation =
-            counts_of(report, shown.empty() ? report_dir.string() : shown.string());
+        s.validation = counts_of(report, shown.empty() ? report_dir.string() : shown.string());
         all_passed = all_passed && report.passed();
         patches += s.validation->patches;
         proven += s.validation->proven();
-        std::printf("%s: %s, L4 proved %zu of %zu patches (report %s/report.md)\n",
-                    tag.c_str(), report.passed() ? "PASSED" : "FAILED", s.validation->proven(),
+        std::printf("%s: %s, L4 proved %zu of %zu patches (report %s/report.md)\n", tag.c_str(),
+                    report.passed() ? "PASSED" : "FAILED", s.validation->proven(),
                     s.validation->patches, report_dir.string().c_str());
         std::fputs(validate::render_level_lines(report, "  ").c_str(), stdout);
     }
@@ -251,9 +250,10 @@ int validate_command(int argc, char** argv) {
     options.keep_work = keep_work;
     const bool sweep = !series_dir.empty() && fs::exists(fs::path(series_dir) / "index.json");
     if (sweep && (!lava_dir.empty() || !options.lava_results.empty())) {
-        std::fprintf(stderr, "ksweep validate: --lava and --lava-results take one series folder, "
-                             "not a sweep's output (%s has index.json): give --series "
-                             "%s/<series>\n",
+        std::fprintf(stderr,
+                     "ksweep validate: --lava and --lava-results take one series folder, "
+                     "not a sweep's output (%s has index.json): give --series "
+                     "%s/<series>\n",
                      series_dir.c_str(), series_dir.c_str());
         return 2;
     }

@@ -214,8 +214,8 @@ DeviceRegistry parse_device_registry(const std::string& text, const std::string&
                                    other.driver + "'");
         if (std::any_of(entries.begin(), entries.end(),
                         [&](const DeviceEntry& e) { return e.driver == entry.driver; }))
-            Yaml::fail(path, mark, entry.source_path + ": device '" + entry.driver +
-                                       "' is listed twice");
+            Yaml::fail(path, mark,
+                       entry.source_path + ": device '" + entry.driver + "' is listed twice");
         entries.push_back(std::move(entry));
     }
     if (entries.empty())

@@ -43,9 +43,8 @@ struct Reader {
         static const std::regex kNumber("0[xX][0-9a-fA-F]{1,16}|[0-9]{1,20}");
         if (std::regex_match(s, kNumber)) {
             try {
-                uint64_t v = std::stoull(s, nullptr, s.size() > 1 && (s[1] == 'x' || s[1] == 'X')
-                                                         ? 16
-                                                         : 10);
+                uint64_t v =
+                    std::stoull(s, nullptr, s.size() > 1 && (s[1] == 'x' || s[1] == 'X') ? 16 : 10);
                 if (v <= max)
                     return v;
             } catch (const std::exception&) {
@@ -84,9 +83,8 @@ RegisterSpec read_register(const Reader& r, const YAML::Node& key, const YAML::N
     require_name(r, key, reg.name, "a register name");
     reg.source = r.where(key);
     Yaml::require_map(r.path, node, ("register '" + reg.name + "'").c_str());
-    Yaml::reject_unknown_keys(r.path, node,
-                              {"address", "width", "byte_order", "reset", "access",
-                               "clear_on_read"});
+    Yaml::reject_unknown_keys(
+        r.path, node, {"address", "width", "byte_order", "reset", "access", "clear_on_read"});
     if (!node["address"])
         r.fail(node, "register '" + reg.name + "' needs 'address'");
     reg.address = static_cast<uint8_t>(r.number(node["address"], "'address'", 0xff));
@@ -107,9 +105,8 @@ RegisterSpec read_register(const Reader& r, const YAML::Node& key, const YAML::N
     }
     uint64_t max = reg.width == 8 ? ~uint64_t{0} : (uint64_t{1} << (8 * reg.width)) - 1;
     if (node["reset"])
-        reg.reset = r.number(node["reset"], "'reset' of a " + std::to_string(reg.width) +
-                                                "-byte register",
-                             max);
+        reg.reset = r.number(node["reset"],
+                             "'reset' of a " + std::to_string(reg.width) + "-byte register", max);
     if (node["clear_on_read"])
         reg.clear_on_read = r.number(node["clear_on_read"], "'clear_on_read'", max);
     if (auto access = node["access"]) {
@@ -133,8 +130,8 @@ void check_overlaps(const Reader& r, const YAML::Node& registers,
             bool split = (a.readable != b.readable) && (a.writable != b.writable) &&
                          (a.readable != a.writable) && (b.readable != b.writable);
             if (overlap && !split)
-                r.fail(registers[a.name], "register '" + a.name + "' overlaps '" + b.name +
-                                              "' (" + b.source +
+                r.fail(registers[a.name], "register '" + a.name + "' overlaps '" + b.name + "' (" +
+                                              b.source +
                                               "): only a read-only and a write-only register "
                                               "may share an address");
         }
@@ -202,9 +199,9 @@ RuleTrigger read_trigger(const Reader& r, const DeviceSpec& d, const YAML::Node&
 
 RuleSpec read_rule(const Reader& r, const DeviceSpec& d, const YAML::Node& node) {
     Yaml::require_map(r.path, node, "a rule");
-    Yaml::reject_unknown_keys(r.path, node,
-                              {"when", "after", "after_us", "set_bits", "clear_bits", "set",
-                               "reads", "busy"});
+    Yaml::reject_unknown_keys(
+        r.path, node,
+        {"when", "after", "after_us", "set_bits", "clear_bits", "set", "reads", "busy"});
     RuleSpec rule;
     rule.source = r.where(node);
     rule.when = read_trigger(r, d, node);
@@ -254,8 +251,8 @@ RuleSpec read_rule(const Reader& r, const DeviceSpec& d, const YAML::Node& node)
 }
 
 GuestOperation read_operation(const Reader& r, const YAML::Node& guest) {
-    YAML::Node node = r.map(guest, "operation", "'guest'",
-                            {"read", "rtc_set_time", "device", "expect"});
+    YAML::Node node =
+        r.map(guest, "operation", "'guest'", {"read", "rtc_set_time", "device", "expect"});
     GuestOperation op;
     static const std::regex kSysfs("[A-Za-z0-9_:*.-]+(/[A-Za-z0-9_:*.-]+)*");
     static const std::regex kTime("[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}");
@@ -347,8 +344,8 @@ DeviceSpec parse_device_spec(const std::string& text, const std::string& path) {
     YAML::Node root = Yaml::load(text, path);
     Yaml::require_map(path, root, "a device file");
     Yaml::reject_unknown_keys(path, root,
-                              {"driver", "description", "subsystem", "i2c", "registers",
-                               "commands", "rules", "guest", "profile"});
+                              {"driver", "description", "subsystem", "i2c", "registers", "commands",
+                               "rules", "guest", "profile"});
     DeviceSpec d;
     d.path = path;
     d.driver = r.text(root, "driver", "a device file");

@@ -50,7 +50,7 @@ struct CommandSpec {
 // What starts a rule.
 struct RuleTrigger {
     enum class Kind { write, read, command } kind = Kind::write;
-    std::string register_name; // write, read ("*" for a write to any register)
+    std::string register_name;           // write, read ("*" for a write to any register)
     std::optional<uint64_t> value, bits; // write: the value written, or bits all set in it
     uint8_t command = 0;
 };
@@ -59,8 +59,8 @@ struct RuleSpec {
     RuleTrigger when;
     // When the actions happen: at once, after a fixed time, or after a delay the profile
     // names (its `delays`, with their spread).
-    std::string delay;                 // a profile delay's name ("" = none)
-    std::optional<uint64_t> after_ns;  // a fixed time
+    std::string delay;                                         // a profile delay's name ("" = none)
+    std::optional<uint64_t> after_ns;                          // a fixed time
     std::map<std::string, uint64_t> set_bits, clear_bits, set; // register -> bits/value
     std::map<std::string, std::vector<uint64_t>> reads; // the next reads return these, in turn
     // Busy from the trigger until the delay has passed: a read returns busy_byte (or the chip

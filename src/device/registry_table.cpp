@@ -10,8 +10,8 @@ namespace ksweep::device {
 namespace {
 
 std::string relative(const std::string& path, const std::string& root) {
-    fs::path rel = fs::path(path).lexically_normal().lexically_relative(
-        fs::path(root).lexically_normal());
+    fs::path rel =
+        fs::path(path).lexically_normal().lexically_relative(fs::path(root).lexically_normal());
     return rel.empty() ? path : rel.string();
 }
 

@@ -12,7 +12,8 @@ std::string stats_words(const std::string& stats_json) {
     std::string words;
     for (const auto& [key, value] : root.items())
         if (value.is_number_integer())
-            words += (words.empty() ? "" : " ") + key + "=" + std::to_string(value.get<long long>());
+            words +=
+                (words.empty() ? "" : " ") + key + "=" + std::to_string(value.get<long long>());
     return words + "\n";
 }
 

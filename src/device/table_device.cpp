@@ -74,9 +74,8 @@ std::string format_table_stats_line(const TableDeviceStats& s, const TransportSt
 
 std::string format_table_stats_json(const std::string& profile, const TableDeviceStats& s,
                                     const TransportStats& x) {
-    nlohmann::ordered_json stats = {{"profile", profile},
-                                    {"messages", s.messages},
-                                    {"violations", s.violations()}};
+    nlohmann::ordered_json stats = {
+        {"profile", profile}, {"messages", s.messages}, {"violations", s.violations()}};
     for (Requirement r : kChecks)
         stats[requirement_info(r).counter] = s.violations_of(r);
     stats["reads"] = s.reads;
@@ -93,8 +92,7 @@ std::string format_table_stats_json(const std::string& profile, const TableDevic
 
 TableDevice::TableDevice(Clock& clock, const DeviceSpec& spec, const DeviceProfile& profile,
                          LogFn log)
-    : clock_(clock), spec_(spec), profile_(profile), log_(std::move(log)),
-      random_(profile.seed) {
+    : clock_(clock), spec_(spec), profile_(profile), log_(std::move(log)), random_(profile.seed) {
     read_map_.fill({-1, 0});
     write_map_.fill({-1, 0});
     for (const auto& r : spec.registers) {

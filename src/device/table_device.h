@@ -53,8 +53,7 @@ std::string table_profile_mismatch(const DeviceSpec& spec, const DeviceProfile& 
 // chip's own counters.
 std::string format_table_stats_json(const std::string& profile, const TableDeviceStats& stats,
                                     const TransportStats& transport);
-std::string format_table_stats_line(const TableDeviceStats& stats,
-                                    const TransportStats& transport);
+std::string format_table_stats_line(const TableDeviceStats& stats, const TransportStats& transport);
 
 class TableDevice final : public I2cDevice {
   public:

@@ -115,8 +115,7 @@ std::optional<GuestRunOptions> prepare_guest_run(const GuestBenchmarkOptions& op
         contents.op_program = op_executable();
         // virtio-pci and i2c-virtio are built into the guest kernel (qemu/guest.config): the
         // modules under test are loaded, after the guest kernel's modules they need.
-        contents.modules =
-            guest_module_dependencies(result.driver_build.modules, result.guest.dir);
+        contents.modules = guest_module_dependencies(result.driver_build.modules, result.guest.dir);
         contents.modules.insert(contents.modules.end(), result.driver_build.modules.begin(),
                                 result.driver_build.modules.end());
 

@@ -13,8 +13,7 @@ namespace ksweep::guest {
 // The device files' symbols as fragment lines, each once, in registry order under a comment
 // naming its files. Throws GuestBuildError when two files ask one symbol for different values
 // or a symbol clashes with `base` (the text of guest.config).
-std::string device_config_fragment(const device::DeviceRegistry& registry,
-                                   const std::string& base);
+std::string device_config_fragment(const device::DeviceRegistry& registry, const std::string& base);
 
 // `base_path`'s text with device_config_fragment() appended, written once by content into
 // <cache_dir>/guest-fragments/ (merge_config.sh reads a file); returns its path.

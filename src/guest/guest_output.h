@@ -38,7 +38,7 @@ struct GuestReport {
     std::vector<std::string> values; // what each operation read, in sample order
     std::string client;              // the bound client's sysfs name ("0-000e"), from init.sh
     std::vector<std::string> operation_dmesg; // kernel lines logged while the operation ran
-    bool ended = false;              // "end ok=.. failed=.." seen
+    bool ended = false;                       // "end ok=.. failed=.." seen
     bool powered_off = false;
 
     // The last phase reached, for "hung in phase X" messages.

@@ -41,8 +41,8 @@ std::string elf_section(const std::string& image, const char* wanted, const std:
         if (eh.e_shentsize < sizeof sh || at + sizeof sh > image.size())
             fail("section header outside the file");
         std::memcpy(&sh, image.data() + at, sizeof sh);
-        if (sh.sh_type != SHT_NOBITS && (sh.sh_offset > image.size() ||
-                                         sh.sh_size > image.size() - sh.sh_offset))
+        if (sh.sh_type != SHT_NOBITS &&
+            (sh.sh_offset > image.size() || sh.sh_size > image.size() - sh.sh_offset))
             fail("section outside the file");
         return sh;
     };
@@ -108,8 +108,11 @@ std::vector<std::string> guest_module_dependencies(const std::vector<std::string
                 continue;
             auto found = built.find(name);
             if (found == built.end())
-                throw std::runtime_error(needed_by + " needs module " + dep + ", which the guest "
-                                         "kernel build " + build_dir + " did not build (built "
+                throw std::runtime_error(needed_by + " needs module " + dep +
+                                         ", which the guest "
+                                         "kernel build " +
+                                         build_dir +
+                                         " did not build (built "
                                          "in, or missing from its config?)");
             if (std::find(order.begin(), order.end(), found->second) != order.end())
                 continue;

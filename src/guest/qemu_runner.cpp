@@ -91,8 +91,8 @@ void judge(GuestRunResult& r, const GuestRunOptions& options) {
         return;
     }
     if (spec) {
-        r.values = check_values(report, spec->operation.expect, spec->operation.label(),
-                                spec->path);
+        r.values =
+            check_values(report, spec->operation.expect, spec->operation.label(), spec->path);
         r.outcome = r.values->passed ? GuestOutcome::passed : GuestOutcome::value_mismatch;
         r.message = r.values->message;
         return;
@@ -148,19 +148,19 @@ ValueCheck check_values(const GuestReport& report, const std::string& expected,
     }
     c.passed = c.checked > 0 && c.matched == c.checked;
     std::string counts = std::to_string(c.matched) + "/" + std::to_string(c.checked);
-    c.message = c.passed ? "values checked: " + counts + " " + what + " returned " + expected +
-                               ", as " + source + " says"
-                         : "value check failed: " + counts + " " + what + " returned " + expected +
-                               " (" + source + ")" +
-                               (first_wrong.empty() ? "" : "; " + first_wrong);
+    c.message = c.passed
+                    ? "values checked: " + counts + " " + what + " returned " + expected + ", as " +
+                          source + " says"
+                    : "value check failed: " + counts + " " + what + " returned " + expected +
+                          " (" + source + ")" + (first_wrong.empty() ? "" : "; " + first_wrong);
     return c;
 }
 
 std::string guest_kernel_args(const device::DeviceEntry& device, std::uint32_t extends) {
     char address[8];
     std::snprintf(address, sizeof address, "0x%02x", device.i2c_address);
-    std::string args = "ksweep.n=" + std::to_string(extends) + " ksweep.device=" +
-                       device.i2c_device_id + " ksweep.addr=" + address;
+    std::string args = "ksweep.n=" + std::to_string(extends) +
+                       " ksweep.device=" + device.i2c_device_id + " ksweep.addr=" + address;
     if (!device.spec)
         return args + " ksweep.tpm=" + device::to_string(device.tpm);
     const device::GuestOperation& op = device.spec->operation;

@@ -181,8 +181,8 @@ std::string render_index_markdown(const SweepIndex& index) {
             any_validated = true, validated += s.validation->patches,
             proven += s.validation->proven();
     if (any_validated)
-        out += "Validated (`ksweep validate --series` on this folder): " +
-               std::to_string(proven) + " of " + std::to_string(validated) +
+        out += "Validated (`ksweep validate --series` on this folder): " + std::to_string(proven) +
+               " of " + std::to_string(validated) +
                " patches proven at L4 (booted with their device, baseline and patched).\n\n";
     out += "| series | version | tree | MAINTAINERS entry | patches | sites | To | Cc |";
     out += any_validated ? " L1 | L2 | L3 | L4 | report |\n" : "\n";

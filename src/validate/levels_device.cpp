@@ -97,8 +97,9 @@ void judge_device_run(const DeviceRun& run, LevelResult& level) {
         level.message = "slower: " + ratio + bound;
     } else {
         level.status = LevelStatus::passed;
-        level.message = ratio + (run.pcr_bank.empty() ? ", values checked in " : ", PCR checks passed in ") +
-                        std::to_string(run.boots.size()) + " boots";
+        level.message =
+            ratio + (run.pcr_bank.empty() ? ", values checked in " : ", PCR checks passed in ") +
+            std::to_string(run.boots.size()) + " boots";
     }
     level.details.insert(level.details.end(), problems.begin(), problems.end());
 }

@@ -118,7 +118,8 @@ void write_device_run(std::ostringstream& md, const PatchResult& patch, const De
     write_variant_row(md, run.patched, base);
     // The interval is the verdict's basis (stats.h, is_slowdown), so it sits under the ratio.
     md << "\nPatched vs baseline: " << format_ratio_evidence(run) << "; bootstrap over the pooled "
-       << samples_word(run) << ". Called slower only when the whole interval is "
+       << samples_word(run)
+       << ". Called slower only when the whole interval is "
           "above "
        << format("%.2fx", 1.0 + kSlowdownTolerance) << ".\n";
     // A variant none of whose extends ran has no violations to speak of, not "none".
@@ -148,8 +149,7 @@ void write_device_run(std::ostringstream& md, const PatchResult& patch, const De
            << (!b.violations_measured ? "not measured"
                : s.count              ? violations_text(b.violations)
                                       : "-")
-           << " | "
-           << format("%.0f s", b.wall_seconds) << " | "
+           << " | " << format("%.0f s", b.wall_seconds) << " | "
            << (b.host_load < 0 ? std::string("-") : format("%.1f", b.host_load)) << " | " << b.nice
            << " |\n";
     }

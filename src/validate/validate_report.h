@@ -47,9 +47,9 @@ struct ModuleOutcome {
 
 // L4: one boot of one variant.
 struct BootRun {
-    std::string variant; // "baseline" or "patched"
-    int boot = 0;        // 1-based within its variant
-    bool ok = false;     // every extend succeeded and the PCR check passed
+    std::string variant;     // "baseline" or "patched"
+    int boot = 0;            // 1-based within its variant
+    bool ok = false;         // every extend succeeded and the PCR check passed
     bool pcr_passed = false; // the result check: PCR 16 (a TPM) or the values (a device file)
     std::string message;
     std::vector<guest::ExtendSample> samples;

@@ -164,12 +164,10 @@ TEST(DeviceSpecTest, RulesNameRegistersCommandsAndDelaysTheFileHas) {
     EXPECT_EQ(d.delay_names(), std::vector<std::string>{"ready"});
     expect_error(with_rule("{when: {read: NOPE}, set: {ID: 1}}"), "8:19", "no register 'NOPE'");
     expect_error(with_rule("{when: {read: ID}}"), "8:5", "needs an action");
-    expect_error(with_rule("{when: {command: 0x41}, set: {ID: 1}}"), "8:22",
-                 "no such command");
+    expect_error(with_rule("{when: {command: 0x41}, set: {ID: 1}}"), "8:22", "no such command");
     expect_error(with_rule("{when: {read: ID}, busy: {reads: 0xff}}"), "8:30",
                  "a busy period needs 'after'");
-    expect_error(with_rule("{when: {read: ID, bits: 1}, set: {ID: 1}}"), "8:12",
-                 "qualify a write");
+    expect_error(with_rule("{when: {read: ID, bits: 1}, set: {ID: 1}}"), "8:12", "qualify a write");
 }
 
 TEST(DeviceSpecTest, CommandFramingNeedsItsCommands) {

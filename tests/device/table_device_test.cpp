@@ -20,9 +20,8 @@ const std::string kSource = KSWEEP_SOURCE_DIR;
 struct Chip {
     explicit Chip(const std::string& file, const std::string& profile_file = "")
         : spec(load_device_spec(kSource + "/devices/" + file)),
-          profile(load_device_profile(profile_file.empty()
-                                          ? spec.profile
-                                          : kSource + "/qemu/profiles/" + profile_file)),
+          profile(load_device_profile(
+              profile_file.empty() ? spec.profile : kSource + "/qemu/profiles/" + profile_file)),
           device(clock, spec, profile, [this](const std::string& line) { log += line + "\n"; }) {}
 
     // [reg, data...]: a register write; [reg] then a read: a register read (regmap, SMBus).
@@ -104,7 +103,7 @@ TEST(TableDeviceTest, Ak8974SlowConversionOutlastsTwoShortPollsOnly) {
 }
 
 TEST(TableDeviceTest, Srf08ReadsFfWhileRangingThenRevisionAndEcho) {
-    Chip c("srf08.yaml"); // ranging 44-48 ms
+    Chip c("srf08.yaml");  // ranging 44-48 ms
     c.write({0x02, 0x8b}); // range, as the probe writes it
     c.write({0x01, 0x1f}); // gain
     EXPECT_EQ(c.read_reg(0x00, 1)[0], 0x06) << "revision while idle";

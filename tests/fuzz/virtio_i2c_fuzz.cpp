@@ -40,8 +40,8 @@ struct Described {
     std::vector<DeviceProfile> profiles;
     Described() {
         for (const char* name : {"ak8974", "srf08", "hmc6352", "rtc-max6900"}) {
-            specs.push_back(load_device_spec(std::string(KSWEEP_SOURCE_DIR) + "/devices/" + name +
-                                             ".yaml"));
+            specs.push_back(
+                load_device_spec(std::string(KSWEEP_SOURCE_DIR) + "/devices/" + name + ".yaml"));
             profiles.push_back(load_device_profile(specs.back().profile));
             // Strict too: the requirement checks run on every access.
             profiles.back().requirements.min_poll_interval = std::chrono::microseconds(50);
@@ -73,14 +73,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     static const Described described;
     std::vector<std::unique_ptr<TableDevice>> chips;
     for (size_t i = 0; i < described.specs.size(); ++i) {
-        chips.push_back(std::make_unique<TableDevice>(clock, described.specs[i],
-                                                      described.profiles[i], quiet));
+        chips.push_back(
+            std::make_unique<TableDevice>(clock, described.specs[i], described.profiles[i], quiet));
         if (!bus.attach(described.specs[i].address, *chips.back()))
             __builtin_trap(); // two files at one address: the fuzzer would miss one
     }
-    StatsDevice counters([&] {
-        return format_table_stats_json("fuzz", chips.front()->stats(), TransportStats{});
-    });
+    StatsDevice counters(
+        [&] { return format_table_stats_json("fuzz", chips.front()->stats(), TransportStats{}); });
     bus.attach(kStatsAddress, counters);
     VirtioI2cDevice i2c(bus, quiet);
 

@@ -79,8 +79,8 @@ TEST(GuestDevices, OneFragmentCarriesEveryDeviceFilesSymbols) {
     std::string path = write_guest_fragment(std::string(KSWEEP_SOURCE_DIR) + "/qemu/guest.config",
                                             registry, cache.path().string());
     EXPECT_EQ(read_file(path).value(), base + fragment);
-    EXPECT_EQ(write_guest_fragment(std::string(KSWEEP_SOURCE_DIR) + "/qemu/guest.config",
-                                   registry, cache.path().string()),
+    EXPECT_EQ(write_guest_fragment(std::string(KSWEEP_SOURCE_DIR) + "/qemu/guest.config", registry,
+                                   cache.path().string()),
               path);
 }
 
@@ -113,8 +113,7 @@ TEST(GuestDevices, TheGuestKernelsModulesADriverNeedsComeFirst) {
         guest_module_dependencies({(dir.path() / "other.ko").string()}, build.string());
         FAIL() << "a dependency the build lacks was accepted";
     } catch (const std::runtime_error& e) {
-        EXPECT_NE(std::string(e.what()).find("other needs module industrialio"),
-                  std::string::npos)
+        EXPECT_NE(std::string(e.what()).find("other needs module industrialio"), std::string::npos)
             << e.what();
     }
     std::ofstream(dir.path() / "text.ko") << "not ELF";

@@ -147,7 +147,8 @@ std::string operation_run(const char* second) {
 }
 
 TEST(GuestOutput, ReadsADeviceFilesOperationsAndTheDriversOwnError) {
-    GuestReport r = parse_guest_output(operation_run("ksweep-op: op i=1 ns=6900000 rc=0x6e value=-\r\n"));
+    GuestReport r =
+        parse_guest_output(operation_run("ksweep-op: op i=1 ns=6900000 rc=0x6e value=-\r\n"));
     EXPECT_TRUE(r.operation);
     EXPECT_EQ(r.client, "0-000e");
     ASSERT_EQ(r.samples.size(), 2u);

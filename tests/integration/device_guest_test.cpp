@@ -71,20 +71,20 @@ TEST_F(DeviceGuest, Max6900TakesTheTimeThroughRtcSetTimeAndReturnsIt) {
 
 // The derived naive driver: the tree's ak8974.c with its DRDY poll sleep rewritten alone.
 std::string naive_ak8974(const std::string& tree, const fs::path& dir) {
-    CommandResult made = run_command({std::string(KSWEEP_SOURCE_DIR) +
-                                          "/tests/negative/ak8974_naive_patch.sh",
-                                      tree, (dir / "patch").string()},
-                                     "", std::chrono::seconds(120));
+    CommandResult made =
+        run_command({std::string(KSWEEP_SOURCE_DIR) + "/tests/negative/ak8974_naive_patch.sh", tree,
+                     (dir / "patch").string()},
+                    "", std::chrono::seconds(120));
     EXPECT_EQ(made.status, 0) << made.output;
     std::string mail;
     for (const auto& e : fs::directory_iterator(dir / "patch"))
         mail = e.path().string();
     std::string out = (dir / "ak8974.c").string();
-    CommandResult applied = run_command(
-        {"sh", "-c",
-         "patch -s -p1 -o '" + out + "' '" + tree + "/drivers/iio/magnetometer/ak8974.c' < '" +
-             mail + "'"},
-        "", std::chrono::seconds(60));
+    CommandResult applied =
+        run_command({"sh", "-c",
+                     "patch -s -p1 -o '" + out + "' '" + tree +
+                         "/drivers/iio/magnetometer/ak8974.c' < '" + mail + "'"},
+                    "", std::chrono::seconds(60));
     EXPECT_EQ(applied.status, 0) << applied.output;
     return out;
 }

@@ -100,9 +100,9 @@ TEST_F(ValidateOnLinux61, TpmSeriesPassesL1ToL3) {
 // many of its patches reached L4 (here none: L4 not asked; said, not left out).
 TEST_F(ValidateOnLinux61, ASweepFolderIsValidatedSeriesBySeries) {
     std::string sweep = tmp.path() + "/sweep";
-    auto made = run(ksweep("series --signoff 'Test Maintainer <test@example.org>' -o " +
-                           quote(sweep) + " " + quote(tree) +
-                           " drivers/char/tpm/st33zp24 drivers/misc/hmc6352.c"));
+    auto made =
+        run(ksweep("series --signoff 'Test Maintainer <test@example.org>' -o " + quote(sweep) +
+                   " " + quote(tree) + " drivers/char/tpm/st33zp24 drivers/misc/hmc6352.c"));
     ASSERT_EQ(made.status, 0) << made.output;
     std::string index = sweep + "/index.json";
     int series = std::stoi(json_query(index, "len(r['series'])"));
@@ -119,8 +119,8 @@ TEST_F(ValidateOnLinux61, ASweepFolderIsValidatedSeriesBySeries) {
                   json_query(index, "len(" + s + "['patches'])"))
             << name << ": L1 for every patch";
         EXPECT_EQ(json_query(index, s + "['validation']['proven_l4']"), "0");
-        EXPECT_NE(v.output.find("series " + std::to_string(i + 1) + "/" +
-                                std::to_string(series) + " " + name + ": PASSED"),
+        EXPECT_NE(v.output.find("series " + std::to_string(i + 1) + "/" + std::to_string(series) +
+                                " " + name + ": PASSED"),
                   std::string::npos)
             << v.output;
     }
@@ -129,9 +129,9 @@ TEST_F(ValidateOnLinux61, ASweepFolderIsValidatedSeriesBySeries) {
     EXPECT_NE(md.find("patches proven at L4"), std::string::npos) << md;
     EXPECT_NE(md.find("| L1 | L2 | L3 | L4 | report |"), std::string::npos) << md;
     // The folder is still a sweep the next `series` run reads (its index loads strictly).
-    auto again = run(ksweep("series --signoff 'Test Maintainer <test@example.org>' -o " +
-                            quote(sweep) + " " + quote(tree) +
-                            " drivers/char/tpm/st33zp24 drivers/misc/hmc6352.c"));
+    auto again =
+        run(ksweep("series --signoff 'Test Maintainer <test@example.org>' -o " + quote(sweep) +
+                   " " + quote(tree) + " drivers/char/tpm/st33zp24 drivers/misc/hmc6352.c"));
     EXPECT_EQ(again.status, 0) << again.output;
 }
 

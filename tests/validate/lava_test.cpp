@@ -342,16 +342,16 @@ LavaBootKey operation_key(const std::string& variant = "baseline") {
 // The counters the guest reads at 0x7f, as the test definition reports them.
 void add_counters(const fs::path& job, long write_idle) {
     std::ofstream log(job / "output.yaml", std::ios::app);
-    for (const auto& [name, count] :
-         {std::pair<std::string, long>{"messages", 24}, {"violations", write_idle},
-          {"poll_interval_violations", 0}, {"write_idle_violations", write_idle}})
+    for (const auto& [name, count] : {std::pair<std::string, long>{"messages", 24},
+                                      {"violations", write_idle},
+                                      {"poll_interval_violations", 0},
+                                      {"write_idle_violations", write_idle}})
         log << R"({"dt": "x", "lvl": "results", "msg": {"case": "device-)" << name
-            << R"(", "definition": "0_ksweep-extend", "result": "pass", "measurement": )"
-            << count << "}}\n";
+            << R"(", "definition": "0_ksweep-extend", "result": "pass", "measurement": )" << count
+            << "}}\n";
 }
 
-fs::path operation_run_dir(const fs::path& root, const LavaBootKey& key,
-                           const std::string& value) {
+fs::path operation_run_dir(const fs::path& root, const LavaBootKey& key, const std::string& value) {
     fs::path dir = root / key.job_name();
     fs::create_directories(dir);
     LavaJob job;
@@ -362,9 +362,11 @@ fs::path operation_run_dir(const fs::path& root, const LavaBootKey& key,
     for (std::uint32_t i = 0; i < key.extends; ++i)
         log << R"({"dt": "x", "lvl": "results", "msg": {"case": "op-)" << i
             << R"(", "definition": "0_ksweep-extend", "result": "pass", "measurement": )"
-            << 3000 + i << R"(.5, "units": "us"}})" << "\n"
+            << 3000 + i << R"(.5, "units": "us"}})"
+            << "\n"
             << R"({"dt": "x", "lvl": "results", "msg": {"case": "value-)" << i << "-" << value
-            << R"(", "definition": "0_ksweep-extend", "result": "pass"}})" << "\n";
+            << R"(", "definition": "0_ksweep-extend", "result": "pass"}})"
+            << "\n";
     log << R"({"dt": "x", "lvl": "results", "msg": {"case": "ksweep_op", "definition": "0_ksweep-extend", "result": "pass"}})"
         << "\n";
     return dir;
@@ -427,7 +429,8 @@ TEST(LavaExport, TheDeviceDictionaryHasACommandForEveryDevice) {
     std::string dictionary = *read_file(KSWEEP_SOURCE_DIR "/lava/qemu-ksweep.jinja2");
     auto registry = device::load_device_registry(KSWEEP_SOURCE_DIR "/qemu/devices.yaml");
     for (const auto& entry : registry.entries())
-        EXPECT_NE(dictionary.find("'" + lava_tpmd_command(entry.driver) + "': {\n        'do': "
+        EXPECT_NE(dictionary.find("'" + lava_tpmd_command(entry.driver) +
+                                  "': {\n        'do': "
                                   "ksweep_home + '/lava/ksweep-tpmd-lab.sh start " +
                                   entry.driver + "',"),
                   std::string::npos)
