@@ -407,7 +407,9 @@ DeviceSpec parse_device_spec(const std::string& text, const std::string& path) {
             d.rules.push_back(read_rule(r, d, rule));
     }
     read_guest(r, d, root);
-    d.profile = (fs::path(path).parent_path() / r.text(root, "profile", "a device file")).string();
+    d.profile = (fs::path(path).parent_path() / r.text(root, "profile", "a device file"))
+                    .lexically_normal()
+                    .string();
     return d;
 }
 

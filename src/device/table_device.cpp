@@ -147,7 +147,6 @@ Duration TableDevice::draw(const RuleSpec& rule) {
 }
 
 void TableDevice::apply(const RuleSpec& rule) {
-    ++stats_.rules_fired;
     for (const auto& [name, bits] : rule.set_bits)
         reg(name)->value |= bits;
     for (const auto& [name, bits] : rule.clear_bits)
@@ -169,6 +168,7 @@ void TableDevice::apply_due() {
 }
 
 void TableDevice::fire(const RuleSpec& rule, TimePoint now) {
+    ++stats_.rules_fired;
     Duration delay = draw(rule);
     if (rule.busy) {
         busy_until_ = std::max(busy_until_, now + delay);

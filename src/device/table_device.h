@@ -33,7 +33,7 @@ struct TableDeviceStats {
     uint64_t messages = 0, reads = 0, writes = 0;
     uint64_t nacks = 0;
     uint64_t busy_accesses = 0;   // messages while the chip was busy (answered by its busy rule)
-    uint64_t rules_fired = 0;     // rule actions applied
+    uint64_t rules_fired = 0;     // rules triggered (a write, read or command matched one)
     uint64_t protocol_errors = 0; // unmapped addresses, unknown commands, data nowhere to go
     uint64_t poll_interval_violations = 0;
     uint64_t write_idle_violations = 0;

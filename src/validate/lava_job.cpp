@@ -124,17 +124,19 @@ std::string counters_step() {
 }
 
 std::vector<std::string> operation_steps() {
-    return {
-        "ksweep-operation > /tmp/ksweep-op.log 2>&1; echo \"status=$?\" >> /tmp/ksweep-op.log",
-        // NOLINTNEXTLINE(bugprone-suspicious-missing-comma): one shell line, split for width
+    // The operation init.sh wrote, each record a test case: op-<i> with its time in us (three
+    // decimals: the nanoseconds come back exactly), value-<i>-<what it read>.
+    const char* run = "ksweep-operation > /tmp/ksweep-op.log 2>&1; echo \"status=$?\" >> "
+                      "/tmp/ksweep-op.log";
+    const char* records =
         "sed -n 's/^ksweep-op: op i=\\([0-9]*\\) ns=\\([0-9]*\\) rc=0x\\([0-9a-f]*\\) "
         "value=\\(.*\\)$/\\1 \\2 \\3 \\4/p' /tmp/ksweep-op.log | while read i ns rc v; do r=pass; "
         "[ \"$rc\" = 0 ] || r=fail; lava-test-case op-$i --result $r --measurement $((ns / "
         "1000)).$(printf %03d $((ns % 1000))) --units us; lava-test-case value-$i-$(echo \"$v\" "
-        "| tr : .) --result pass; done",
-        "grep -q '^status=0$' /tmp/ksweep-op.log && r=pass || r=fail; lava-test-case ksweep_op "
-        "--result $r",
-        "grep -v '^ksweep-op: op ' /tmp/ksweep-op.log", counters_step()};
+        "| tr : .) --result pass; done";
+    const char* status = "grep -q '^status=0$' /tmp/ksweep-op.log && r=pass || r=fail; "
+                         "lava-test-case ksweep_op --result $r";
+    return {run, records, status, "grep -v '^ksweep-op: op ' /tmp/ksweep-op.log", counters_step()};
 }
 
 } // namespace

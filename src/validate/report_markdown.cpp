@@ -154,7 +154,8 @@ void write_device_run(std::ostringstream& md, const PatchResult& patch, const De
            << " |\n";
     }
     if (!chart.empty())
-        md << "\n![" << run.driver << " extend latency, baseline vs patched](" << chart << ")\n";
+        md << "\n![" << run.driver << " " << run.command << " latency, baseline vs patched]("
+           << chart << ")\n";
 }
 
 // The seed's table (000: one row per HZ, msleep vs usleep_range): one row per guest HZ for each
@@ -212,14 +213,14 @@ std::string render_markdown(const ValidationReport& report,
         md << " (" << report.guest_hz_source << ")";
         if (!report.kernel_release.empty())
             md << ", release " << report.kernel_release;
-        md << "; QEMU (TCG), emulated I2C TPM\n";
+        md << "; QEMU (TCG), emulated I2C device\n";
     }
     md << "- levels:";
     for (int level : report.levels)
         md << " L" << level;
     if (booted)
         md << "; " << report.boots << " boots per variant, " << report.extends
-           << " extends per boot";
+           << " extends or operations per boot";
     md << "\n"
        << "- " << report.tool_version << ", started " << report.started_at << ", took "
        << format_duration_us(report.wall_seconds * 1e6) << "\n";

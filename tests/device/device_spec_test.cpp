@@ -75,7 +75,7 @@ TEST(DeviceSpecTest, Ak8974SaysWhatTheDriverReads) {
     EXPECT_EQ(d.operation.target, "iio:device*/in_magn_x_raw");
     EXPECT_EQ(d.operation.label(), "read in_magn_x_raw");
     EXPECT_EQ(d.module_directory, "drivers/iio/magnetometer");
-    EXPECT_EQ(d.profile, kDevices + "/../qemu/profiles/ak8974_default.yaml");
+    EXPECT_EQ(d.profile, std::string(KSWEEP_SOURCE_DIR) + "/qemu/profiles/ak8974_default.yaml");
 }
 
 // The registry takes each file as an entry of the table model, beside the TPMs.

@@ -151,6 +151,7 @@ TEST(TableDeviceTest, Max6900StoresTheTimeAndNacksDuringItsWriteCycle) {
     EXPECT_EQ(regs, (std::vector<uint8_t>{0x00, 0x53, 0x06, 0x02, 0x12, 0x03, 0x26, 0x80}));
     EXPECT_EQ(century[0], 0x20);
     EXPECT_EQ(c.device.stats().nacks, 1u);
+    EXPECT_EQ(c.device.stats().rules_fired, 2u) << "the century and the second burst";
     // The early burst came 0 us after the century's write cycle began: min_write_idle broken.
     EXPECT_EQ(c.device.stats().write_idle_violations, 1u) << c.log;
     EXPECT_NE(c.log.find("min_write_idle_us 2500"), std::string::npos) << c.log;
