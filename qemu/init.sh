@@ -1,8 +1,9 @@
 #!/bin/sh
 # /init of the ksweep validation guest (busybox sh). Loads the modules listed in
-# /lib/modules/load.order (the drivers under test; what the guest kernel has built in, such as
-# i2c-virtio, is not listed and needs no insmod), creates the I2C TPM through sysfs, waits for /dev/tpm0, runs the
-# extend benchmark and powers off. Every line for the host starts with "ksweep-guest:" or
+# /lib/modules/load.order (the drivers under test and the guest kernel's modules they need; what
+# the guest kernel has built in, such as i2c-virtio, needs no insmod), creates the I2C device
+# through sysfs, then for a TPM waits for /dev/tpm0 and runs the extend benchmark, for a device
+# file's chip waits for its sysfs target and runs its operation (ksweep_op), and powers off. Every line for the host starts with "ksweep-guest:" or
 # "ksweep-extend:" (see src/guest/guest_output.cpp); the host also enforces a timeout, so
 # this script never needs to wait forever.
 #
@@ -11,7 +12,11 @@
 #   ksweep.device=NAME    I2C device id to instantiate (default tpm2_i2c_nuvoton)
 #   ksweep.addr=0xNN      its 7-bit address (default 0x2e)
 #   ksweep.tpm=2.0|1.2    the TPM family the extend benchmark speaks (default 2.0)
-#   ksweep.wait=S         seconds to wait for /dev/tpm0 (default 20)
+#   ksweep.wait=S         seconds to wait for /dev/tpm0 or the target (default 20)
+#   ksweep.op=OP          a device file's operation instead of the TPM benchmark: read or
+#                         rtc-set-time (ksweep_op), N times
+#   ksweep.target=PATH    its sysfs target below the client (a glob: iio:device*/in_magn_x_raw)
+#   ksweep.arg=VALUE      its argument (rtc-set-time: the time)
 #   ksweep.lava=1         a LAVA job's boot: stop at a shell once /dev/tpm0 is there; the job's
 #                         test definition (lava/ksweep-extend.yaml) runs the benchmark
 
@@ -27,7 +32,7 @@ say() { echo "ksweep-guest: $*"; }
 
 finish() {
     say "dmesg-begin"
-    dmesg | grep -Ei 'tpm|i2c|virtio|taint' | sed 's/^/ksweep-guest: dmesg /'
+    dmesg | grep -Ei "tpm|i2c|virtio|taint|$device" | sed 's/^/ksweep-guest: dmesg /'
     say "dmesg-end"
     say "phase poweroff"
     sync
@@ -39,7 +44,7 @@ fail() {
     finish
 }
 
-n=10 device=tpm2_i2c_nuvoton addr=0x2e tpm=2.0 wait=20 lava=
+n=10 device=tpm2_i2c_nuvoton addr=0x2e tpm=2.0 wait=20 lava= op= target= oparg=
 for arg in $(cat /proc/cmdline); do
     case "$arg" in
         ksweep.n=*) n=${arg#*=} ;;
@@ -48,6 +53,9 @@ for arg in $(cat /proc/cmdline); do
         ksweep.tpm=*) tpm=${arg#*=} ;;
         ksweep.wait=*) wait=${arg#*=} ;;
         ksweep.lava=*) lava=${arg#*=} ;;
+        ksweep.op=*) op=${arg#*=} ;;
+        ksweep.target=*) target=${arg#*=} ;;
+        ksweep.arg=*) oparg=${arg#*=} ;;
     esac
 done
 say "phase init kernel=$(uname -r) uptime=$(cut -d' ' -f1 /proc/uptime)"
@@ -80,6 +88,33 @@ done
 [ -n "$adapter" ] || fail "no virtio I2C adapter (is the vhost-user-i2c device there?)"
 say "phase probe adapter=${adapter##*/} device=$device addr=$addr"
 echo "$device $addr" > "$adapter/new_device" || fail "new_device $device $addr refused"
+say "client ${adapter##*/i2c-}-$(printf %04x "$addr")"
+
+if [ -n "$op" ]; then
+    # The operation as one command: run here, or by a LAVA job's test definition, which knows
+    # nothing of the device (lava_job.cpp runs /bin/ksweep-operation).
+    if [ "$op" = rtc-set-time ]; then
+        opcmd="/bin/ksweep_op rtc-set-time $addr '$target' $oparg $n"
+    else
+        opcmd="/bin/ksweep_op $op $addr '$target' $n"
+    fi
+    printf '#!/bin/sh\nexec %s\n' "$opcmd" > /bin/ksweep-operation
+    chmod +x /bin/ksweep-operation
+    say "phase wait-target $target"
+    out=$(/bin/ksweep_op wait "$addr" "$target" "$wait") || fail "$out"
+    if [ -n "$lava" ]; then
+        say "phase lava-shell"
+        exec setsid cttyhack sh
+    fi
+    say "phase operation $op n=$n"
+    before=$(dmesg | wc -l)
+    /bin/ksweep-operation
+    status=$?
+    # What the kernel said while the operations ran: the driver's own error, if any.
+    dmesg | tail -n +$((before + 1)) | head -20 | sed 's/^/ksweep-guest: opmsg /'
+    [ $status = 0 ] || say "error ksweep_op exit status $status"
+    finish
+fi
 
 say "phase wait-tpm0"
 tries=$((wait * 10))

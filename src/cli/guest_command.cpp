@@ -66,13 +66,14 @@ int guest_command(int argc, char** argv) {
     ArgParser parser(
         "guest", "[options] [TREE]",
         "Boot a kernel built from TREE (qemu/guest.config at --guest-hz; built once, then\n"
-        "cached)\n"
-        "in QEMU with one of ksweep's emulated I2C TPMs (qemu/devices.yaml), load the device's\n"
-        "driver modules built against that kernel's build from the tree (FILE in place of the\n"
-        "tree's file of that name), extend PCR 16 N times through /dev/tpm0 and print the\n"
-        "per-extend times. The final PCR is checked against the hash chain computed on the\n"
-        "host. Exit status 0 only if all of it passed; 2 when the guest kernel does not build\n"
-        "(make's errors and the log are printed) or for bad usage.");
+        "cached) in QEMU with one of ksweep's emulated I2C devices (qemu/devices.yaml), load the\n"
+        "device's driver modules built against that kernel's build from the tree (FILE in place\n"
+        "of the tree's file of that name), extend PCR 16 N times through /dev/tpm0 (a TPM) or\n"
+        "run the device file's operation N times (a sysfs read, RTC_SET_TIME) and print the\n"
+        "times. The final PCR is checked against the hash chain computed on the host, or every\n"
+        "value read against the device file. Exit status 0 only if all of it passed; 2 when\n"
+        "the guest kernel does not build (make's errors and the log are printed) or for bad\n"
+        "usage.");
     parser.option("--tree", &tree, "TREE",
                   "the tree, as the argument gives it: the kernel tree the guest kernel and the "
                   "driver come from (default: the setup's 6.1 tree, KSWEEP_TREE_6_1)");
@@ -84,12 +85,14 @@ int guest_command(int argc, char** argv) {
     std::vector<std::string> positionals;
     parser.positionals(&positionals, 0);
     parser.option("--device", &device, "NAME",
-                  "device registry entry (default tpm_i2c_nuvoton; also tpm_st33zp24_i2c)");
+                  "device registry entry (default tpm_i2c_nuvoton; also tpm_st33zp24_i2c and\n"
+                  "every device file's driver: `ksweep devices` lists them)");
     parser.option("--driver-src", &driver_source, "FILE",
                   "driver source to build and test instead of the tree's file of that name");
     parser.option("--driver-src-dir", &driver_dir, "DIR",
                   "where its private headers are (default: the tree's drivers/char/tpm)");
-    parser.option("-n", &extends, "N", "number of PCR extends (default 10)");
+    parser.option("-n", &extends, "N",
+                  "number of PCR extends, or of a device file's operations (default 10)");
     parser.option("--profile", &profile, "FILE", "device profile (default: the device's own)");
     parser.option("--timeout", &timeout, "S", "kill the guest after S seconds (default: by N)");
     parser.option("--keep", &keep, "DIR",
@@ -176,11 +179,14 @@ int guest_command(int argc, char** argv) {
                 run.wall_seconds, run.nice,
                 run.nice < 0 ? ""
                              : " (could not raise its priority: host load shows in the times)");
-    std::printf("extends   %s\n", guest::format_summary(result.summary).c_str());
+    const bool tpm = result.device.is_tpm();
+    std::printf("%-9s %s\n", tpm ? "extends" : "operation",
+                guest::format_summary(result.summary).c_str());
     std::printf("result    %s\n", run.message.c_str());
     if (run.device)
-        std::printf("device    %s (%ld commands)\n", run.device->summary().c_str(),
-                    run.device->commands);
+        std::printf("device    %s (%ld %s)\n", run.device->summary().c_str(),
+                    tpm ? run.device->commands : run.device->counter("messages"),
+                    tpm ? "commands" : "messages");
     else
         std::printf("device    no statistics from ksweep-tpmd\n");
     if (!run.trace_log.empty())

@@ -15,7 +15,9 @@ struct Subcommand {
 constexpr Subcommand kSubcommands[] = {
     {"scan", ksweep::cli::scan_command, "find small msleep() calls, through macros and enums"},
     {"fix", ksweep::cli::fix_command, "rewrite them into usleep_range() in kernel style"},
-    {"guest", ksweep::cli::guest_command, "boot a TPM driver in QEMU, time PCR extends"},
+    {"guest", ksweep::cli::guest_command,
+     "boot a driver in QEMU with its emulated device, time it"},
+    {"devices", ksweep::cli::devices_command, "the devices L4 boots, as the README's table"},
     {"check", ksweep::cli::check_command, "CI gate: small msleep() calls a patch adds"},
     {"series", ksweep::cli::series_command, "commit the fix on a new branch, write a patch series"},
     {"validate", ksweep::cli::validate_command, "prove a series: git am, checkpatch, builds, QEMU"},

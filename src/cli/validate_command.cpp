@@ -4,7 +4,9 @@
 #include "cli/commands.h"
 #include "cli/tree_build.h"
 #include "cli/tree_paths.h"
+#include "core/file_io.h"
 #include "guest/guest_config.h"
+#include "series/sweep_index.h"
 #include "validate/report_render.h"
 #include "validate/validate_run.h"
 
@@ -12,6 +14,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <optional>
 #include <regex>
 #include <sstream>
@@ -82,6 +85,86 @@ void print_next(const validate::ValidationReport& report, const validate::Report
                 files.json.c_str(), files.json.c_str(), tree.c_str(), series_dir.c_str());
 }
 
+namespace fs = std::filesystem;
+
+// A report's levels as the sweep index counts them.
+series::SeriesValidation counts_of(const validate::ValidationReport& report,
+                                   const std::string& report_dir) {
+    series::SeriesValidation v;
+    v.report = report_dir;
+    v.passed = report.passed();
+    v.patches = report.patches.size();
+    for (const auto& patch : report.patches)
+        for (size_t l = 0; l < v.levels.size(); ++l) {
+            validate::LevelStatus status = patch.levels[l].status;
+            auto& c = v.levels[l];
+            (status == validate::LevelStatus::passed   ? c.passed
+             : status == validate::LevelStatus::failed ? c.failed
+                                                       : c.other) += 1;
+        }
+    if (!report.errors.empty())
+        v.error = report.errors.front();
+    return v;
+}
+
+// `--series OUT` on a sweep's output folder (`ksweep series -o OUT`: a folder per series and
+// index.json): every series validated in turn, its report in OUT_REPORTS/<series>/, and the
+// sweep's index.json and index.md gain each series' levels and how many patches L4 proved.
+int validate_sweep(validate::ValidateOptions options, const std::string& sweep,
+                   const std::string& out_dir) {
+    const fs::path index_path = fs::path(sweep) / "index.json";
+    series::SweepIndex index;
+    try {
+        index = series::load_index(index_path.string());
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "ksweep validate: %s\n", e.what());
+        return 2;
+    }
+    // A name from the index becomes a path: one plain folder name, never a way out of OUT.
+    static const std::regex kSeriesName("[A-Za-z0-9][A-Za-z0-9._-]*");
+    const std::string work = options.work_dir;
+    bool all_passed = true;
+    size_t patches = 0, proven = 0;
+    for (size_t i = 0; i < index.series.size(); ++i) {
+        series::IndexSeries& s = index.series[i];
+        const std::string tag = "series " + std::to_string(i + 1) + "/" +
+                                std::to_string(index.series.size()) + " " + s.name;
+        fs::path dir = fs::path(sweep) / s.name;
+        if (!std::regex_match(s.name, kSeriesName) || s.name.find("..") != std::string::npos ||
+            !fs::is_directory(dir)) {
+            s.validation = series::SeriesValidation{};
+            s.validation->error = "no series folder '" + s.name + "' in " + sweep;
+            std::fprintf(stderr, "ksweep validate: %s: %s\n", tag.c_str(),
+                         s.validation->error.c_str());
+            all_passed = false;
+            continue;
+        }
+        if (options.on_progress)
+            options.on_progress(tag + " (" + std::to_string(s.patches.size()) + " patches)");
+        options.series_dir = dir.string();
+        options.work_dir = work.empty() ? "" : (fs::path(work) / s.name).string();
+        validate::ValidationReport report = validate::run_validation(options);
+        const fs::path report_dir = fs::path(out_dir) / s.name;
+        validate::write_report_files(report, report_dir.string());
+        fs::path shown = fs::absolute(report_dir).lexically_relative(fs::absolute(sweep));
+        s.validation = counts_of(report, shown.empty() ? report_dir.string() : shown.string());
+        all_passed = all_passed && report.passed();
+        patches += s.validation->patches;
+        proven += s.validation->proven();
+        std::printf("%s: %s, L4 proved %zu of %zu patches (report %s/report.md)\n", tag.c_str(),
+                    report.passed() ? "PASSED" : "FAILED", s.validation->proven(),
+                    s.validation->patches, report_dir.string().c_str());
+        std::fputs(validate::render_level_lines(report, "  ").c_str(), stdout);
+    }
+    std::ofstream(index_path) << series::render_index_json(index);
+    std::ofstream(fs::path(sweep) / "index.md") << series::render_index_markdown(index);
+    std::printf("%s: %zu series, %zu patches, %zu proven at L4; the sweep's index %s has each "
+                "series' levels\n",
+                all_passed ? "PASSED" : "FAILED", index.series.size(), patches, proven,
+                index_path.string().c_str());
+    return all_passed ? 0 : 1;
+}
+
 } // namespace
 
 int validate_command(int argc, char** argv) {
@@ -107,7 +190,10 @@ int validate_command(int argc, char** argv) {
         "Writes DIR/report.md, report.json (docs/report-json.md) and an SVG per driver.\n"
         "Exit status: 0 all passed, 1 a level failed (or a slowdown, a broken requirement),\n"
         "2 bad usage.");
-    parser.option("--series", &series_dir, "DIR", "a directory of git format-patch mails");
+    parser.option("--series", &series_dir, "DIR",
+                  "a directory of git format-patch mails, or a sweep's output folder\n"
+                  "(`ksweep series -o DIR`, with index.json): every series in it, a report\n"
+                  "each in the -o DIR's <series>/, and DIR's index gains their levels");
     parser.option("--git", &git_range, "RANGE", "commits A..B of TREE's repository instead");
     parser.option("--levels", &levels_text, "LIST", "levels to run, e.g. 1,2,3 (default 1,2,3,4)");
     parser.option("--boots", &boots, "N", "L4 boots per variant, interleaved (default 2)");
@@ -207,6 +293,15 @@ int validate_command(int argc, char** argv) {
         options.lava_results.push_back(lava_results);
     options.work_dir = work_dir;
     options.keep_work = keep_work;
+    const bool sweep = !series_dir.empty() && fs::exists(fs::path(series_dir) / "index.json");
+    if (sweep && (!lava_dir.empty() || !options.lava_results.empty())) {
+        std::fprintf(stderr,
+                     "ksweep validate: --lava and --lava-results take one series folder, "
+                     "not a sweep's output (%s has index.json): give --series "
+                     "%s/<series>\n",
+                     series_dir.c_str(), series_dir.c_str());
+        return 2;
+    }
     auto start = std::chrono::steady_clock::now();
     options.on_progress = [start](const std::string& what) {
         static const std::regex kExtendCount(R"(: extend [0-9]+/[0-9]+$)");
@@ -216,6 +311,8 @@ int validate_command(int argc, char** argv) {
         std::fprintf(stderr, "[%6.1fs] %s\n", s, what.c_str());
     };
 
+    if (sweep)
+        return validate_sweep(options, series_dir, out_dir);
     validate::ValidationReport report = validate::run_validation(options);
     validate::ReportFiles files;
     try {

@@ -2,6 +2,7 @@
 
 #include "device/nuvoton_tpm.h"
 #include "device/st33zp24_tpm.h"
+#include "device/table_device.h"
 
 #include <algorithm>
 
@@ -39,6 +40,8 @@ const ModelClass* find_model_class(const std::string& name) {
 }
 
 std::string model_mismatch(const DeviceEntry& entry, const DeviceProfile& profile) {
+    if (entry.spec) // a device file: the table model, no TPM family
+        return table_profile_mismatch(*entry.spec, profile);
     const ModelClass* model = find_model_class(entry.model);
     if (!model) {
         std::string known;

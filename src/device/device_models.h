@@ -26,7 +26,8 @@ std::span<const ModelClass> model_classes();
 const ModelClass* find_model_class(const std::string& name);
 
 // Why `entry` cannot run with `profile` ("" when it can): no such model, a TPM family the chip
-// does not have, or a requirement the model does not check (it would pass silently).
+// does not have, or a requirement the model does not check (it would pass silently); for a
+// device file, a delay its rules name that the profile lacks (table_device.h).
 std::string model_mismatch(const DeviceEntry& entry, const DeviceProfile& profile);
 
 } // namespace ksweep::device

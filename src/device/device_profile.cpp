@@ -19,6 +19,8 @@ constexpr RequirementInfo kRequirements[] = {
      "poll_interval_violations", &TimingRequirements::min_poll_interval},
     {Requirement::min_ready_poll_interval, "min_ready_poll_interval", "min_ready_poll_interval_us",
      "ready_poll_violations", &TimingRequirements::min_ready_poll_interval},
+    {Requirement::min_write_idle, "min_write_idle", "min_write_idle_us", "write_idle_violations",
+     &TimingRequirements::min_write_idle},
 };
 
 // The commands the Linux TPM core and the extend benchmark send, plus a few common ones; TPM
@@ -132,8 +134,9 @@ Duration DeviceProfile::execution_time(uint32_t command_code) const {
 DeviceProfile parse_device_profile(const std::string& text, const std::string& path) {
     YAML::Node root = Yaml::load(text, path);
     Yaml::require_map(path, root, "a device profile");
-    Yaml::reject_unknown_keys(path, root,
-                              {"name", "description", "bus", "chip", "commands", "requirements"});
+    Yaml::reject_unknown_keys(
+        path, root,
+        {"name", "description", "bus", "chip", "commands", "delays", "seed", "requirements"});
     if (!root["name"])
         Yaml::fail(path, root.Mark(), "a device profile needs 'name'");
     DeviceProfile p;
@@ -166,19 +169,45 @@ DeviceProfile parse_device_profile(const std::string& text, const std::string& p
         if (chip["command_ready_us"])
             p.command_ready_time = read_us(path, chip["command_ready_us"], "command_ready_us");
     }
-    if (!root["commands"])
+    if (!root["commands"] && !root["delays"])
         Yaml::fail(path, root.Mark(),
-                   "a device profile needs 'commands' (with at least 'default_us')");
-    auto commands = root["commands"];
-    Yaml::require_map(path, commands, "commands");
-    if (!commands["default_us"])
-        Yaml::fail(path, commands.Mark(), "'commands' needs 'default_us'");
-    for (const auto& kv : commands) {
-        auto key = kv.first.as<std::string>();
-        if (key == "default_us")
-            p.default_command_time = read_us(path, kv.second, key);
-        else
-            p.command_time[read_command_code(path, kv.first)] = read_us(path, kv.second, key);
+                   "a device profile needs 'commands' (a TPM: with at least 'default_us') or "
+                   "'delays' (a device file's chip)");
+    if (auto commands = root["commands"]) {
+        Yaml::require_map(path, commands, "commands");
+        if (!commands["default_us"])
+            Yaml::fail(path, commands.Mark(), "'commands' needs 'default_us'");
+        for (const auto& kv : commands) {
+            auto key = kv.first.as<std::string>();
+            if (key == "default_us")
+                p.default_command_time = read_us(path, kv.second, key);
+            else
+                p.command_time[read_command_code(path, kv.first)] = read_us(path, kv.second, key);
+        }
+    }
+    if (auto delays = root["delays"]) {
+        Yaml::require_map(path, delays, "delays");
+        for (const auto& kv : delays) {
+            auto key = kv.first.as<std::string>();
+            Yaml::require_map(path, kv.second, ("delay '" + key + "'").c_str());
+            Yaml::reject_unknown_keys(path, kv.second, {"us", "spread_us"});
+            if (!kv.second["us"])
+                Yaml::fail(path, kv.second.Mark(), "delay '" + key + "' needs 'us'");
+            DelaySpec delay{read_us(path, kv.second["us"], "us"), {}};
+            if (kv.second["spread_us"])
+                delay.spread = read_us(path, kv.second["spread_us"], "spread_us");
+            if (delay.spread > delay.typical)
+                Yaml::fail(path, kv.second["spread_us"].Mark(),
+                           "'spread_us' must not exceed 'us' (a delay is never negative)");
+            p.delays[key] = delay;
+        }
+    }
+    if (auto seed = root["seed"]) {
+        try {
+            p.seed = seed.as<uint64_t>();
+        } catch (const YAML::Exception&) {
+            Yaml::fail(path, seed.Mark(), "'seed' must be a non-negative integer");
+        }
     }
     if (auto req = root["requirements"]) {
         Yaml::require_map(path, req, "requirements");

@@ -27,12 +27,16 @@ enum class Requirement {
     // read no sooner than this (a TPM_STS write starts over): the wait of a driver that polls
     // for the chip to get ready.
     min_ready_poll_interval,
+    // A device file's chip (table_device.h): after a write that made it busy (a rule's `busy`),
+    // no access sooner than this: the idle time a datasheet asks for after a write cycle.
+    min_write_idle,
 };
 
 struct TimingRequirements {
     std::optional<Duration> min_status_gap;
     std::optional<Duration> min_poll_interval;
     std::optional<Duration> min_ready_poll_interval;
+    std::optional<Duration> min_write_idle;
 
     const std::optional<Duration>& get(Requirement requirement) const;
 };
@@ -51,6 +55,13 @@ const RequirementInfo& requirement_info(Requirement requirement);
 // The requirements a profile states, in the table's order.
 std::vector<Requirement> stated_requirements(const TimingRequirements& requirements);
 
+// A named delay of a device file's chip (`delays` in a profile): the typical time and its
+// spread; each use takes a time uniformly from typical - spread to typical + spread.
+struct DelaySpec {
+    Duration typical{};
+    Duration spread{};
+};
+
 struct DeviceProfile {
     std::string name;
     std::string description;
@@ -60,6 +71,10 @@ struct DeviceProfile {
     Duration bus_byte_time{};                  // wire time of one I2C byte
     uint8_t burst_count = 32;                  // FIFO bytes per burst the chip advertises
     TimingRequirements requirements;
+    // A device file's chip: its delays by the names its rules use, and the seed of their
+    // spread (the same sequence in every boot, so baseline and patched meet the same chip).
+    std::map<std::string, DelaySpec> delays;
+    uint64_t seed = 1;
     std::string source_path;
 
     Duration execution_time(uint32_t command_code) const;

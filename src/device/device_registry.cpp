@@ -144,6 +144,23 @@ DeviceEntry read_entry(const std::string& path, const fs::path& base, const YAML
     return d;
 }
 
+// A device file as a registry entry: what the guest, L4 and the back end read of every entry.
+DeviceEntry entry_of(DeviceSpec spec) {
+    DeviceEntry d;
+    d.driver = spec.driver;
+    d.description = spec.description;
+    d.model = kTableModel;
+    d.i2c_address = spec.address;
+    d.module_directory = spec.module_directory;
+    d.modules = spec.modules;
+    d.i2c_device_id = spec.new_device;
+    d.benchmark.command = spec.operation.label();
+    d.profile = spec.profile;
+    d.source_path = spec.path + ":1";
+    d.spec = std::move(spec);
+    return d;
+}
+
 } // namespace
 
 const DeviceEntry* DeviceRegistry::find(const std::string& driver) const {
@@ -165,25 +182,40 @@ const DeviceEntry* DeviceRegistry::for_module(const std::string& module,
 DeviceRegistry parse_device_registry(const std::string& text, const std::string& path) {
     YAML::Node root = Yaml::load(text, path);
     Yaml::require_map(path, root, "the device registry");
-    Yaml::reject_unknown_keys(path, root, {"devices"});
+    Yaml::reject_unknown_keys(path, root, {"devices", "device_files"});
     YAML::Node devices = root["devices"];
     if (!devices)
         Yaml::fail(path, root.Mark(), "the device registry needs 'devices'");
     Yaml::require_map(path, devices, "devices");
     fs::path base = fs::path(path).parent_path();
+    std::vector<std::pair<DeviceEntry, YAML::Mark>> read;
+    for (const auto& kv : devices)
+        read.emplace_back(read_entry(path, base, kv.first, kv.second), kv.first.Mark());
+    if (YAML::Node files = root["device_files"]) {
+        std::string dir = files.IsScalar() ? files.Scalar() : "";
+        if (dir.empty() || !fs::is_directory(base / dir))
+            Yaml::fail(path, files.Mark(), "'device_files' must name a directory of device files");
+        try {
+            for (DeviceSpec& spec : load_device_specs((base / dir).lexically_normal().string()))
+                read.emplace_back(entry_of(std::move(spec)), files.Mark());
+        } catch (const DeviceSpecError& e) {
+            throw RegistryError(e.what());
+        }
+    }
     std::vector<DeviceEntry> entries;
-    for (const auto& kv : devices) {
-        DeviceEntry entry = read_entry(path, base, kv.first, kv.second);
+    for (auto& [entry, mark] : read) {
         // One module belongs to one entry, or L4 could not tell which device a patch boots.
         for (const auto& other : entries)
             for (const auto& m : entry.modules)
                 if (other.module_directory == entry.module_directory &&
                     std::find(other.modules.begin(), other.modules.end(), m) != other.modules.end())
-                    Yaml::fail(path, kv.first.Mark(),
-                               "module '" + m + "' already belongs to '" + other.driver + "'");
+                    Yaml::fail(path, mark,
+                               entry.source_path + ": module '" + m + "' already belongs to '" +
+                                   other.driver + "'");
         if (std::any_of(entries.begin(), entries.end(),
                         [&](const DeviceEntry& e) { return e.driver == entry.driver; }))
-            Yaml::fail(path, kv.first.Mark(), "device '" + entry.driver + "' is listed twice");
+            Yaml::fail(path, mark,
+                       entry.source_path + ": device '" + entry.driver + "' is listed twice");
         entries.push_back(std::move(entry));
     }
     if (entries.empty())

@@ -6,9 +6,11 @@
 // file is reported as "file:line:col: what was expected".
 #pragma once
 
+#include "device/device_spec.h"
 #include "device/tpm_family.h"
 
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -26,7 +28,8 @@ struct BenchmarkSpec {
 struct DeviceEntry {
     std::string driver;      // the registry key: the driver that binds ("tpm_i2c_nuvoton")
     std::string description; // one line for people
-    std::string model;       // ksweep-tpmd's model class ("nuvoton", "st33zp24_i2c")
+    // ksweep-tpmd's model class ("nuvoton", "st33zp24_i2c"); kTableModel for a device file.
+    std::string model;
     TpmFamily tpm = TpmFamily::tpm20;
     uint16_t i2c_address = 0;
     // Tree-relative directory the modules are built from, and their kbuild names in load order.
@@ -36,7 +39,15 @@ struct DeviceEntry {
     BenchmarkSpec benchmark;
     std::string profile;     // absolute: resolved against the registry file's directory
     std::string source_path; // "qemu/devices.yaml:12" for messages
+    // A device described as data (devices/*.yaml): its registers, rules and guest operation;
+    // empty for the TPMs, whose model is a class and whose benchmark is tpm_extend.
+    std::optional<DeviceSpec> spec;
+
+    bool is_tpm() const { return !spec; }
 };
+
+// The model of every device file: one table-driven chip (table_device.h).
+inline constexpr const char* kTableModel = "table";
 
 struct RegistryError : std::runtime_error {
     using std::runtime_error::runtime_error;
@@ -57,9 +68,10 @@ class DeviceRegistry {
     std::vector<DeviceEntry> entries_;
 };
 
-// Throws RegistryError ("file:line:col: ...").
+// Throws RegistryError ("file:line:col: ...", a device file's errors included).
 DeviceRegistry load_device_registry(const std::string& path);
-// `path` names the text in messages; relative profile paths resolve against its directory.
+// `path` names the text in messages; relative profile paths and `device_files` (the directory
+// of devices/*.yaml) resolve against its directory.
 DeviceRegistry parse_device_registry(const std::string& yaml_text, const std::string& path);
 
 } // namespace ksweep::device

@@ -1,5 +1,7 @@
-// ksweep-tpmd: an emulated I2C TPM for QEMU's vhost-user-i2c-pci, the one the device registry
-// (qemu/devices.yaml) names for a driver: its model class, TPM family, address and profile.
+// ksweep-tpmd: an emulated I2C chip for QEMU's vhost-user-i2c-pci, the one the device registry
+// (qemu/devices.yaml) names for a driver: a TPM (its model class, TPM family, address and
+// profile) or a device file's chip (devices/*.yaml, the table model); and, at 0x7f, the
+// counters for the guest to read (stats_device.h).
 //
 //   ksweep-tpmd --registry FILE --device NAME --socket PATH --state-dir DIR --stats FILE
 //               [--profile FILE] [--log FILE] [--trace FILE] [--address 0x2e]
@@ -11,6 +13,8 @@
 #include "device/device_profile.h"
 #include "device/device_registry.h"
 #include "device/i2c_bus.h"
+#include "device/stats_device.h"
+#include "device/table_device.h"
 #include "device/tpm_engine.h"
 #include "device/vhost_user_backend.h"
 #include "device/virtio_i2c.h"
@@ -46,8 +50,9 @@ constexpr const char* kUsage =
     "usage: ksweep-tpmd --registry FILE --device NAME --socket PATH --state-dir DIR\n"
     "                   --stats FILE [--profile FILE] [--log FILE] [--trace FILE]\n"
     "                   [--address ADDR]\n"
-    "Serves the emulated I2C TPM the device registry names for NAME (its model, libtpms\n"
-    "engine, address and default profile) to QEMU's vhost-user-i2c-pci.\n"
+    "Serves the emulated I2C chip the device registry names for NAME (a TPM: its model,\n"
+    "libtpms engine, address and default profile; a device file's chip: its table) to\n"
+    "QEMU's vhost-user-i2c-pci. --state-dir holds a TPM's state (unused by a device file).\n"
     "--trace writes one line per I2C message: time, R/W, address, bytes.\n";
 
 bool parse_options(int argc, char** argv, Options& o) {
@@ -233,17 +238,7 @@ int main(int argc, char** argv) {
         std::cerr << "ksweep-tpmd: " << why << '\n';
         return 2;
     }
-    const ModelClass& model = *find_model_class(entry->model);
-    uint16_t tpm_address = opt.address.value_or(entry->i2c_address);
-
-    std::error_code ec;
-    std::filesystem::create_directories(opt.state_dir, ec);
-    std::string error;
-    auto engine = LibtpmsEngine::start(opt.state_dir, entry->tpm, error);
-    if (!engine) {
-        std::cerr << "ksweep-tpmd: " << error << '\n';
-        return 1;
-    }
+    uint16_t chip_address = opt.address.value_or(entry->i2c_address);
 
     // The bus time of a message is tens of microseconds: without this, the default 50 us timer
     // slack would stretch every one of those sleeps.
@@ -252,15 +247,39 @@ int main(int argc, char** argv) {
     I2cBus bus(clock, profile.bus_byte_time);
     if (trace)
         bus.set_trace([&trace](const I2cMessage& m) { (*trace)(m); });
-    std::unique_ptr<TpmModel> tpm = model.create(clock, *engine, profile, logf);
-    bus.attach(tpm_address, *tpm);
+
+    // A TPM is its model class on libtpms; a device file is the one table model.
+    std::unique_ptr<LibtpmsEngine> engine;
+    std::unique_ptr<TpmModel> tpm;
+    std::unique_ptr<TableDevice> table;
+    std::string model_name = entry->model;
+    std::span<const Requirement> checks;
+    if (entry->spec) {
+        table = std::make_unique<TableDevice>(clock, *entry->spec, profile, logf);
+        checks = table_device_checks();
+    } else {
+        const ModelClass& model = *find_model_class(entry->model);
+        std::error_code ec; // a state dir that cannot be made fails libtpms' start, which says so
+        std::filesystem::create_directories(opt.state_dir, ec);
+        std::string error;
+        engine = LibtpmsEngine::start(opt.state_dir, entry->tpm, error);
+        if (!engine) {
+            std::cerr << "ksweep-tpmd: " << error << '\n';
+            return 1;
+        }
+        tpm = model.create(clock, *engine, profile, logf);
+        checks = model.checks;
+        model_name += std::string(", TPM ") + to_string(entry->tpm);
+    }
+    I2cDevice& chip = table ? static_cast<I2cDevice&>(*table) : *tpm;
+    bus.attach(chip_address, chip);
     VirtioI2cDevice i2c(bus, logf);
     TransportStats transport;
     VhostUserBackend backend(
         kVirtioI2cFZeroLengthRequest,
-        [&](std::span<const uint8_t> table, uint16_t head, const GuestMemory& memory) {
+        [&](std::span<const uint8_t> descriptors, uint16_t head, const GuestMemory& memory) {
             auto start = clock.now();
-            uint32_t used = i2c.handle(table, head, memory);
+            uint32_t used = i2c.handle(descriptors, head, memory);
             auto ns = static_cast<uint64_t>((clock.now() - start).count());
             transport.service_ns_total += ns;
             transport.service_ns_max = std::max(transport.service_ns_max, ns);
@@ -277,15 +296,27 @@ int main(int argc, char** argv) {
     signal(SIGPIPE, SIG_IGN);
     int stop_fd = signalfd(-1, &stop_signals, SFD_CLOEXEC);
 
+    auto stats_json = [&] {
+        transport.requests = i2c.requests();
+        transport.malformed = i2c.malformed();
+        transport.kicks = backend.kicks();
+        return table ? format_table_stats_json(profile.name, table->stats(), transport)
+                     : format_stats_json(profile.name, tpm->stats(), transport, checks);
+    };
+    // The counters in-band, for a guest whose host cannot read the stats file (LAVA).
+    StatsDevice stats_device(stats_json);
+    bus.attach(kStatsAddress, stats_device);
+
+    std::string error;
     int listener = listen_on(opt.socket, error);
     if (listener < 0 || stop_fd < 0) {
         std::cerr << "ksweep-tpmd: " << (listener < 0 ? error : "signalfd failed") << '\n';
         return 1;
     }
     char address[8];
-    std::snprintf(address, sizeof address, "0x%02x", tpm_address);
+    std::snprintf(address, sizeof address, "0x%02x", chip_address);
     logf("listening on " + opt.socket + ", profile " + profile.name + ", " + entry->driver +
-         ": model " + model.name + ", TPM " + to_string(entry->tpm) + " at " + address);
+         ": model " + model_name + " at " + address);
     std::cout << "ready" << std::endl;
 
     pollfd fds[2] = {{listener, POLLIN, 0}, {stop_fd, POLLIN, 0}};
@@ -303,14 +334,13 @@ int main(int argc, char** argv) {
         logf("stopping on signal");
     }
     close(listener);
+    std::error_code ec;
     std::filesystem::remove(opt.socket, ec);
 
-    transport.requests = i2c.requests();
-    transport.malformed = i2c.malformed();
-    transport.kicks = backend.kicks();
-    logf(format_stats_line(tpm->stats(), transport, model.checks));
-    if (!write_stats(opt.stats,
-                     format_stats_json(profile.name, tpm->stats(), transport, model.checks))) {
+    std::string stats = stats_json();
+    logf(table ? format_table_stats_line(table->stats(), transport)
+               : format_stats_line(tpm->stats(), transport, checks));
+    if (!write_stats(opt.stats, stats)) {
         std::cerr << "ksweep-tpmd: cannot write " << opt.stats << '\n';
         return 1;
     }

@@ -4,6 +4,7 @@
 #include "core/data_dir.h"
 #include "guest/driver_modules.h"
 #include "guest/guest_initramfs.h"
+#include "guest/module_deps.h"
 
 #include <cstdlib>
 #include <filesystem>
@@ -64,6 +65,10 @@ std::string extend_executable() {
     return KSWEEP_TPM_EXTEND_PATH;
 }
 
+std::string op_executable() {
+    return KSWEEP_OP_PATH;
+}
+
 std::optional<GuestRunOptions> prepare_guest_run(const GuestBenchmarkOptions& options,
                                                  GuestBenchmarkResult& result) {
     auto progress = [&](const std::string& text) {
@@ -107,9 +112,12 @@ std::optional<GuestRunOptions> prepare_guest_run(const GuestBenchmarkOptions& op
         InitramfsContents contents;
         contents.init_script = KSWEEP_SOURCE_DIR "/qemu/init.sh";
         contents.extend_program = extend_executable();
-        // virtio-pci and i2c-virtio are built into the guest kernel (qemu/guest.config): only
-        // the modules under test are loaded.
-        contents.modules = result.driver_build.modules;
+        contents.op_program = op_executable();
+        // virtio-pci and i2c-virtio are built into the guest kernel (qemu/guest.config): the
+        // modules under test are loaded, after the guest kernel's modules they need.
+        contents.modules = guest_module_dependencies(result.driver_build.modules, result.guest.dir);
+        contents.modules.insert(contents.modules.end(), result.driver_build.modules.begin(),
+                                result.driver_build.modules.end());
 
         GuestRunOptions run;
         run.initramfs = build_initramfs(contents, env.cache_dir + "/initramfs");

@@ -69,6 +69,7 @@ struct GuestBenchmarkResult {
 // ksweep's own helper executables, found beside the ksweep binary's build.
 std::string tpmd_executable();
 std::string extend_executable();
+std::string op_executable();
 
 // Everything up to the boot: the modules built, the initramfs assembled, the kernel image found;
 // returns the boot's options, or nullopt with result.error (and the builds) set. The LAVA

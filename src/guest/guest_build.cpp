@@ -5,6 +5,8 @@
 #include "core/data_dir.h"
 #include "core/file_io.h"
 #include "core/sha256.h"
+#include "guest/guest_benchmark.h"
+#include "guest/guest_fragment.h"
 #include "guest/guest_kernel.h"
 #include "kbuild/kbuild_make.h"
 #include "kbuild/kernel_tree.h"
@@ -44,8 +46,11 @@ std::string default_guest_fragment() {
 
 GuestBuild build_guest_kernel(const GuestBuildRequest& request) {
     const std::string tree = fs::absolute(request.tree).lexically_normal().string();
+    const std::string cache = request.cache_dir.empty() ? cache_dir() : request.cache_dir;
     const std::string fragment_path =
-        request.fragment.empty() ? default_guest_fragment() : request.fragment;
+        request.fragment.empty()
+            ? write_guest_fragment(default_guest_fragment(), load_registry(), cache)
+            : request.fragment;
     auto fragment = read_file(fragment_path);
     if (!fragment)
         throw GuestBuildError("cannot read the guest's config fragment " + fragment_path);
@@ -72,8 +77,7 @@ GuestBuild build_guest_kernel(const GuestBuildRequest& request) {
     const std::string key = "linux-" + kbuild::to_string(*version) + "-hz" +
                             std::to_string(request.hz) + "-" +
                             to_hex(key_hash.finish()).substr(0, 16);
-    const fs::path root =
-        fs::path(request.cache_dir.empty() ? cache_dir() : request.cache_dir) / "guest-kernels";
+    const fs::path root = fs::path(cache) / "guest-kernels";
 
     auto start = std::chrono::steady_clock::now();
     auto make = [&](const fs::path& dir) {

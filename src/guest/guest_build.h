@@ -20,7 +20,8 @@ namespace ksweep::guest {
 struct GuestBuildRequest {
     std::string tree;
     int hz = 250;
-    std::string fragment;  // default: qemu/guest.config
+    // default: qemu/guest.config with every device file's symbols (guest_fragment.h)
+    std::string fragment;
     std::string cache_dir; // default: cache_dir()
     std::function<void(const std::string&)> on_progress = {};
 };

@@ -1,5 +1,6 @@
 // The counters ksweep-tpmd writes to its --stats file (JSON) that say whether the driver
-// treated the device right: timing-requirement violations, NACKs, protocol errors.
+// treated the device right: timing-requirement violations, NACKs, protocol errors. A TPM's
+// stats count commands, a device file's chip's messages; both name the same violations.
 #pragma once
 
 #include <map>

@@ -120,7 +120,8 @@ bool is_static_executable(const std::string& path) {
 
 std::string build_initramfs(const InitramfsContents& contents, const std::string& cache_dir) {
     for (const auto& [path, what] : {std::pair{contents.busybox, "busybox"},
-                                     std::pair{contents.extend_program, "extend program"}})
+                                     std::pair{contents.extend_program, "extend program"},
+                                     std::pair{contents.op_program, "operation program"}})
         if (!is_static_executable(path))
             throw std::runtime_error(std::string("the ") + what + " '" + path +
                                      "' is missing or not a static executable (the initramfs "
@@ -135,6 +136,7 @@ std::string build_initramfs(const InitramfsContents& contents, const std::string
     cpio.add_symlink("bin/sh", "busybox");
     cpio.add_file("init", read_whole(contents.init_script, "init script"), 0755);
     cpio.add_file("bin/tpm_extend", read_whole(contents.extend_program, "extend program"), 0755);
+    cpio.add_file("bin/ksweep_op", read_whole(contents.op_program, "operation program"), 0755);
     std::string load_order;
     for (const auto& module : contents.modules) {
         std::string name = fs::path(module).filename().string();

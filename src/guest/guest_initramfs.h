@@ -1,5 +1,6 @@
 // The validation guest's initramfs: a gzip'd cpio "newc" archive holding busybox-static, the
-// init script (qemu/init.sh), the extend program and the modules to load, in order.
+// init script (qemu/init.sh), the extend program, the device operation program and the modules
+// to load, in order.
 #pragma once
 
 #include <cstdint>
@@ -40,6 +41,7 @@ struct InitramfsContents {
     std::string busybox = "/bin/busybox"; // must be static (Debian's busybox-static)
     std::string init_script;              // qemu/init.sh
     std::string extend_program;           // the static tpm_extend
+    std::string op_program;               // the static ksweep_op
     std::vector<std::string> modules;     // .ko files, in load order
 };
 

@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cstdlib>
+#include <cstring>
 
 namespace ksweep::guest {
 
@@ -9,6 +10,7 @@ namespace {
 
 constexpr std::string_view kGuestTag = "ksweep-guest: ";
 constexpr std::string_view kExtendTag = "ksweep-extend: ";
+constexpr std::string_view kOperationTag = "ksweep-op: ";
 
 bool consume(std::string_view& text, std::string_view prefix) {
     if (text.substr(0, prefix.size()) != prefix)
@@ -62,8 +64,8 @@ std::uint32_t GuestReport::failed_extends() const {
 }
 
 bool GuestReport::complete() const {
-    return requested && samples.size() == *requested && failed_extends() == 0 && pcr_initial &&
-           pcr_final && ended;
+    return requested && samples.size() == *requested && failed_extends() == 0 &&
+           (operation || (pcr_initial && pcr_final)) && ended;
 }
 
 bool GuestOutputParser::feed_line(std::string_view line) {
@@ -76,6 +78,10 @@ bool GuestOutputParser::feed_line(std::string_view line) {
     }
     if (size_t at = line.find(kExtendTag); at != std::string_view::npos) {
         on_extend(line.substr(at + kExtendTag.size()));
+        return true;
+    }
+    if (size_t at = line.find(kOperationTag); at != std::string_view::npos) {
+        on_operation(line.substr(at + kOperationTag.size()));
         return true;
     }
     return false;
@@ -93,6 +99,10 @@ void GuestOutputParser::on_guest(std::string_view rest) {
             report_.tpm_version = version;
     } else if (consume(rest, "hz ")) {
         report_.measured_hz = field<int>(rest, "measured=");
+    } else if (consume(rest, "opmsg ")) {
+        report_.operation_dmesg.emplace_back(rest);
+    } else if (consume(rest, "client ")) {
+        report_.client = std::string(rest);
     } else if (consume(rest, "module ")) {
         report_.modules.emplace_back(rest);
     } else if (consume(rest, "error ")) {
@@ -124,6 +134,52 @@ void GuestOutputParser::on_extend(std::string_view rest) {
     } else if (consume(rest, "error ")) {
         report_.errors.emplace_back(rest);
     }
+}
+
+void GuestOutputParser::on_operation(std::string_view rest) {
+    if (consume(rest, "op ")) {
+        auto index = field<std::uint32_t>(rest, "i=");
+        auto ns = field<std::int64_t>(rest, "ns=");
+        auto rc = field<std::uint32_t>(rest, "rc=", 16);
+        size_t value = rest.find(" value=");
+        if (index && ns && rc && value != std::string_view::npos) {
+            report_.samples.push_back({*index, *ns, *rc});
+            report_.values.emplace_back(rest.substr(value + 7));
+        } else {
+            report_.errors.push_back("unreadable operation record: " + std::string(rest));
+        }
+    } else if (consume(rest, "begin ")) {
+        report_.operation = true;
+        report_.requested = field<std::uint32_t>(rest, "n=");
+    } else if (consume(rest, "end ")) {
+        report_.ended = true;
+    } else if (consume(rest, "error ")) {
+        report_.errors.emplace_back(rest);
+    }
+}
+
+std::string first_operation_failure(const GuestReport& report) {
+    for (size_t i = 0; i < report.samples.size(); ++i) {
+        const ExtendSample& s = report.samples[i];
+        if (s.rc == 0)
+            continue;
+        std::string line = "operation " + std::to_string(s.index) + " failed: errno " +
+                           std::to_string(s.rc) + " (" + std::strerror(static_cast<int>(s.rc)) +
+                           ")";
+        // The driver's own words: what the kernel logged while the operations ran, its lines
+        // (they name the client: "ak8974 0-000e: ...") first.
+        const std::string* said = nullptr;
+        for (const auto& d : report.operation_dmesg)
+            if (!said || (!report.client.empty() && d.find(report.client) != std::string::npos &&
+                          said->find(report.client) == std::string::npos))
+                said = &d;
+        if (said) {
+            size_t text = said->find("] ");
+            line += "; the kernel: " + (text == std::string::npos ? *said : said->substr(text + 2));
+        }
+        return line;
+    }
+    return "";
 }
 
 std::string measured_hz_note(const GuestReport& report, int config_hz) {

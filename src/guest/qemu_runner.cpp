@@ -77,12 +77,24 @@ void judge(GuestRunResult& r, const GuestRunOptions& options) {
     std::string errors;
     for (const auto& e : report.errors)
         errors += "\n  guest: " + e;
+    const auto& spec = options.device.spec;
     if (!report.complete()) {
         r.outcome = GuestOutcome::guest_failed;
+        std::string what = spec ? "operations" : "extends";
         r.message = "the guest stopped in phase '" + report.last_phase() + "' with " +
                     std::to_string(report.samples.size()) + "/" + std::to_string(options.extends) +
-                    " extends done, " + std::to_string(report.failed_extends()) + " failed" +
-                    errors;
+                    " " + what + " done, " + std::to_string(report.failed_extends()) + " failed";
+        // The driver's own error in the same line: the first thing a reader needs.
+        if (std::string failure = first_operation_failure(report); spec && !failure.empty())
+            r.message += ": " + failure;
+        r.message += errors;
+        return;
+    }
+    if (spec) {
+        r.values =
+            check_values(report, spec->operation.expect, spec->operation.label(), spec->path);
+        r.outcome = r.values->passed ? GuestOutcome::passed : GuestOutcome::value_mismatch;
+        r.message = r.values->message;
         return;
     }
     const std::string& bank = options.device.benchmark.pcr_bank;
@@ -116,15 +128,46 @@ const char* to_string(GuestOutcome outcome) {
         return "guest failed";
     case GuestOutcome::pcr_mismatch:
         return "PCR mismatch";
+    case GuestOutcome::value_mismatch:
+        return "value mismatch";
     }
     return "?";
+}
+
+ValueCheck check_values(const GuestReport& report, const std::string& expected,
+                        const std::string& what, const std::string& source) {
+    ValueCheck c;
+    c.expected = expected;
+    c.checked = report.values.size();
+    std::string first_wrong;
+    for (size_t i = 0; i < report.values.size(); ++i) {
+        if (report.values[i] == expected)
+            ++c.matched;
+        else if (first_wrong.empty())
+            first_wrong = "operation " + std::to_string(i) + " read '" + report.values[i] + "'";
+    }
+    c.passed = c.checked > 0 && c.matched == c.checked;
+    std::string counts = std::to_string(c.matched) + "/" + std::to_string(c.checked);
+    c.message = c.passed
+                    ? "values checked: " + counts + " " + what + " returned " + expected + ", as " +
+                          source + " says"
+                    : "value check failed: " + counts + " " + what + " returned " + expected +
+                          " (" + source + ")" + (first_wrong.empty() ? "" : "; " + first_wrong);
+    return c;
 }
 
 std::string guest_kernel_args(const device::DeviceEntry& device, std::uint32_t extends) {
     char address[8];
     std::snprintf(address, sizeof address, "0x%02x", device.i2c_address);
-    return "ksweep.n=" + std::to_string(extends) + " ksweep.device=" + device.i2c_device_id +
-           " ksweep.addr=" + address + " ksweep.tpm=" + device::to_string(device.tpm);
+    std::string args = "ksweep.n=" + std::to_string(extends) +
+                       " ksweep.device=" + device.i2c_device_id + " ksweep.addr=" + address;
+    if (!device.spec)
+        return args + " ksweep.tpm=" + device::to_string(device.tpm);
+    const device::GuestOperation& op = device.spec->operation;
+    bool rtc = op.kind == device::GuestOperation::Kind::rtc_set_time;
+    args += std::string(" ksweep.op=") + (rtc ? "rtc-set-time" : "read") +
+            " ksweep.target=" + op.target;
+    return rtc ? args + " ksweep.arg=" + op.argument : args;
 }
 
 std::vector<std::string> qemu_command(const GuestRunOptions& o, const std::string& socket) {

@@ -1,7 +1,8 @@
-// One validation boot: start ksweep-tpmd (the emulated I2C TPM the device registry names, behind
-// vhost-user-i2c), boot Debian's stock kernel with the guest initramfs in QEMU under TCG, read
+// One validation boot: start ksweep-tpmd (the emulated I2C chip the device registry names,
+// behind vhost-user-i2c), boot the guest kernel with the guest initramfs in QEMU under TCG, read
 // the guest's console until it powers off or the timeout kills it, then check the final PCR
-// against the host's hash chain. Every log stays in the run directory.
+// against the host's hash chain (a TPM) or every value read against the device file. Every log
+// stays in the run directory.
 #pragma once
 
 #include "device/device_registry.h"
@@ -46,15 +47,29 @@ enum class GuestOutcome {
     timed_out,      // the guest was killed
     guest_failed,   // the guest finished but something failed (probe, /dev/tpm0, an extend)
     pcr_mismatch,   // everything ran, the final PCR is wrong
+    value_mismatch, // a device file's operations ran, a value read is not the file's
 };
 
 const char* to_string(GuestOutcome outcome);
+
+// A device file's operations: every value read against the file's `expect`.
+struct ValueCheck {
+    bool passed = false;
+    std::string expected;
+    size_t matched = 0, checked = 0;
+    std::string message; // one line: "20/20 reads returned 291, as devices/ak8974.yaml says"
+};
+
+// Every value of `report` against `expected`.
+ValueCheck check_values(const GuestReport& report, const std::string& expected,
+                        const std::string& what, const std::string& source);
 
 struct GuestRunResult {
     GuestOutcome outcome = GuestOutcome::guest_failed;
     std::string message; // what happened and where the logs are, for the user
     GuestReport report;
     std::optional<PcrCheck> pcr;
+    std::optional<ValueCheck> values; // a device file's operation instead of the PCR
     std::string run_dir;
     std::string console_log;              // the guest's serial console (and QEMU's own messages)
     std::string backend_log;              // ksweep-tpmd --log
@@ -68,7 +83,7 @@ struct GuestRunResult {
 };
 
 // What qemu/init.sh reads from the kernel command line: the extends, the I2C device to bind, its
-// address and the benchmark's TPM family.
+// address and the benchmark's TPM family, or a device file's operation and its target.
 std::string guest_kernel_args(const device::DeviceEntry& device, std::uint32_t extends);
 
 // The guest CPU on a fixed instruction clock, so the driver's code costs what it would on

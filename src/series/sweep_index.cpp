@@ -46,6 +46,45 @@ const Json& objects(const std::string& path, const Json& object, const std::stri
     return *it;
 }
 
+std::string validation_json(const SeriesValidation& v) {
+    std::string out = "{\"report\": " + json_quote(v.report) +
+                      ", \"passed\": " + (v.passed ? "true" : "false") +
+                      ", \"patches\": " + std::to_string(v.patches) +
+                      ", \"proven_l4\": " + std::to_string(v.proven()) +
+                      ", \"error\": " + json_quote(v.error) + ", \"levels\": [";
+    for (size_t l = 0; l < v.levels.size(); ++l)
+        out += std::string(l ? ", " : "") + "{\"level\": " + std::to_string(l + 1) +
+               ", \"passed\": " + std::to_string(v.levels[l].passed) +
+               ", \"failed\": " + std::to_string(v.levels[l].failed) +
+               ", \"other\": " + std::to_string(v.levels[l].other) + "}";
+    return out + "]}";
+}
+
+// "3/4": passed of the patches, per level, for a table cell.
+std::string level_cell(const SeriesValidation& v, size_t level) {
+    const LevelCounts& c = v.levels[level];
+    std::string text = std::to_string(c.passed) + "/" + std::to_string(v.patches);
+    return c.failed ? text + " (" + std::to_string(c.failed) + " failed)" : text;
+}
+
+SeriesValidation read_validation(const std::string& path, const Json& object,
+                                 const std::string& where) {
+    const JsonFields v(path, object, where);
+    SeriesValidation out;
+    out.report = v.get<std::string>("report");
+    out.passed = v.get<bool>("passed");
+    out.patches = v.get<size_t>("patches");
+    out.error = v.get<std::string>("error");
+    const Json& levels = objects(path, object, where, "levels");
+    if (levels.size() != out.levels.size())
+        json_fail(path, where, "'levels' must list L1 to L4");
+    for (size_t l = 0; l < levels.size(); ++l) {
+        const JsonFields c(path, levels[l], where + ".levels[" + std::to_string(l) + "]");
+        out.levels[l] = {c.get<size_t>("passed"), c.get<size_t>("failed"), c.get<size_t>("other")};
+    }
+    return out;
+}
+
 } // namespace
 
 size_t IndexSeries::sites() const {
@@ -63,9 +102,15 @@ std::string render_index_json(const SweepIndex& index) {
     size_t patches = 0, sites = 0;
     for (const auto& s : index.series)
         patches += s.patches.size(), sites += s.sites();
+    size_t validated = 0, proven = 0;
+    for (const auto& s : index.series)
+        if (s.validation)
+            validated += s.validation->patches, proven += s.validation->proven();
     out += "  \"totals\": {\"series\": " + std::to_string(index.series.size()) +
            ", \"patches\": " + std::to_string(patches) + ", \"sites\": " + std::to_string(sites) +
-           ", \"left_alone\": " + std::to_string(index.left_alone.size()) + "},\n";
+           ", \"left_alone\": " + std::to_string(index.left_alone.size()) +
+           ", \"validated_patches\": " + std::to_string(validated) +
+           ", \"proven_l4\": " + std::to_string(proven) + "},\n";
     out += "  \"series\": [";
     for (size_t i = 0; i < index.series.size(); ++i) {
         const auto& s = index.series[i];
@@ -76,7 +121,9 @@ std::string render_index_json(const SweepIndex& index) {
                ", \"tree_key\": " + json_quote(s.tree_key) + ", \"entry\": " + json_quote(s.entry) +
                ",\n     \"branch\": " + json_quote(s.branch) + ", \"base\": " + json_quote(s.base) +
                ", \"sites\": " + std::to_string(s.sites()) + ",\n     \"to\": " + strings(s.to) +
-               ",\n     \"cc\": " + strings(s.cc) + ",\n     \"patches\": [";
+               ",\n     \"cc\": " + strings(s.cc) +
+               (s.validation ? ",\n     \"validation\": " + validation_json(*s.validation) : "") +
+               ",\n     \"patches\": [";
         for (size_t j = 0; j < s.patches.size(); ++j) {
             const auto& p = s.patches[j];
             out += std::string(j ? "," : "") + "\n       {\"key\": " + json_quote(p.key) +
@@ -103,6 +150,21 @@ std::string render_index_json(const SweepIndex& index) {
     return out + "\n  ]\n}\n";
 }
 
+// The L1..L4 and report cells of a series' row ("" when no series was validated).
+std::string validation_cells(const IndexSeries& s, bool any_validated) {
+    if (!any_validated)
+        return "";
+    if (!s.validation)
+        return " - | - | - | - | not validated |";
+    const SeriesValidation& v = *s.validation;
+    if (!v.error.empty())
+        return " - | - | - | - | " + cell(v.error) + " |";
+    std::string out;
+    for (size_t l = 0; l < v.levels.size(); ++l)
+        out += " " + level_cell(v, l) + " |";
+    return out + " [" + (v.passed ? "passed" : "FAILED") + "](" + v.report + "/report.md) |";
+}
+
 std::string render_index_markdown(const SweepIndex& index) {
     size_t patches = 0, sites = 0;
     for (const auto& s : index.series)
@@ -112,14 +174,26 @@ std::string render_index_markdown(const SweepIndex& index) {
            "`: " + std::to_string(index.series.size()) + " series, " + std::to_string(patches) +
            " patches, " + std::to_string(sites) + " call sites; " +
            std::to_string(index.left_alone.size()) + " left alone.\n\n";
-    out += "| series | version | tree | MAINTAINERS entry | patches | sites | To | Cc |\n";
-    out += "|---|---:|---|---|---:|---:|---|---|\n";
+    size_t validated = 0, proven = 0;
+    bool any_validated = false;
+    for (const auto& s : index.series)
+        if (s.validation)
+            any_validated = true, validated += s.validation->patches,
+            proven += s.validation->proven();
+    if (any_validated)
+        out += "Validated (`ksweep validate --series` on this folder): " + std::to_string(proven) +
+               " of " + std::to_string(validated) +
+               " patches proven at L4 (booted with their device, baseline and patched).\n\n";
+    out += "| series | version | tree | MAINTAINERS entry | patches | sites | To | Cc |";
+    out += any_validated ? " L1 | L2 | L3 | L4 | report |\n" : "\n";
+    out += "|---|---:|---|---|---:|---:|---|---|";
+    out += any_validated ? "---|---|---|---|---|\n" : "\n";
     for (const auto& s : index.series)
         out += "| [" + s.name + "](" + s.name + "/) | " + std::to_string(s.version) + " | " +
                cell(s.tree.empty() ? "(none: " + s.tree_key + ")" : s.tree) + " | " +
                cell(s.entry) + " | " + std::to_string(s.patches.size()) + " | " +
                std::to_string(s.sites()) + " | " + cell(joined(s.to, ", ")) + " | " +
-               cell(joined(s.cc, ", ")) + " |\n";
+               cell(joined(s.cc, ", ")) + " |" + validation_cells(s, any_validated) + "\n";
     for (const auto& s : index.series) {
         out +=
             "\n## " + s.name + "\n\nchange-id `" + s.change_id + "`, branch `" + s.branch + "`\n\n";
@@ -176,6 +250,11 @@ SweepIndex load_index(const std::string& path) {
         is.cc = s.get<std::vector<std::string>>("cc");
         if (is.name.empty() || is.change_id.empty())
             json_fail(path, where, "a series needs 'name' and 'change_id'");
+        if (auto v = series[i].find("validation"); v != series[i].end() && !v->is_null()) {
+            if (!v->is_object())
+                json_fail(path, where, "'validation' must be an object");
+            is.validation = read_validation(path, *v, where + ".validation");
+        }
         const Json& patches = objects(path, series[i], where, "patches");
         for (size_t j = 0; j < patches.size(); ++j) {
             const JsonFields p(path, patches[j], where + ".patches[" + std::to_string(j) + "]");

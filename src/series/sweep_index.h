@@ -4,6 +4,8 @@
 // changed); index.md is the same for people.
 #pragma once
 
+#include <array>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +21,22 @@ struct IndexPatch {
     std::vector<std::string> to, cc; // the patch's own recipients
 };
 
+// What `ksweep validate --series OUT` found for one series of the sweep: its report and, per
+// level, how many of its patches passed, failed or had nothing to prove there.
+struct LevelCounts {
+    size_t passed = 0, failed = 0, other = 0; // other: not applicable, not built, not run
+};
+
+struct SeriesValidation {
+    std::string report; // the report's directory, as validate wrote it
+    bool passed = false;
+    size_t patches = 0;
+    std::array<LevelCounts, 4> levels; // L1..L4
+    std::string error;                 // why the series could not be validated ("" if it was)
+
+    size_t proven() const { return levels[3].passed; } // patches whose L4 passed
+};
+
 struct IndexSeries {
     std::string name;      // "iio", "iio-2": the directory under the output, kept across runs
     std::string change_id; // b4-style "20261202-iio-0123456789ab", kept across runs
@@ -30,6 +48,7 @@ struct IndexSeries {
     std::string base;
     std::vector<std::string> to, cc; // the cover letter's (or the single patch's) recipients
     std::vector<IndexPatch> patches;
+    std::optional<SeriesValidation> validation; // set by `validate --series` on the sweep
     size_t sites() const;
 };
 

@@ -2,8 +2,10 @@
 
 #include "core/file_io.h"
 #include "core/sha256.h"
+#include "device/stats_device.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <stdexcept>
 #include <yaml-cpp/yaml.h>
@@ -18,6 +20,18 @@ std::string LavaBootKey::job_name() const {
 }
 
 std::map<std::string, std::string> LavaBootKey::metadata() const {
+    if (!operation.empty())
+        return {{"ksweep.version", version},
+                {"ksweep.series", series},
+                {"ksweep.series_sha256", series_sha256},
+                {"ksweep.patch", std::to_string(patch)},
+                {"ksweep.patch_sha256", patch_sha256},
+                {"ksweep.device", device},
+                {"ksweep.variant", variant},
+                {"ksweep.boot", std::to_string(boot)},
+                {"ksweep.hz", std::to_string(hz)},
+                {"ksweep.extends", std::to_string(extends)},
+                {"ksweep.operation", operation}};
     return {{"ksweep.version", version},
             {"ksweep.series", series},
             {"ksweep.series_sha256", series_sha256},
@@ -59,6 +73,11 @@ LavaBootKey LavaBootKey::from_metadata(const std::map<std::string, std::string>&
     key.boot = number("boot");
     key.hz = number("hz");
     key.extends = static_cast<std::uint32_t>(number("extends"));
+    if (metadata.count("ksweep.operation")) { // a device file's job: no TPM
+        key.operation = text("operation");
+        key.tpm.clear();
+        return key;
+    }
     key.tpm = text("tpm");
     key.pcr_bank = text("pcr_bank");
     return key;
@@ -85,7 +104,46 @@ std::string lava_tpmd_command(const std::string& device) {
     return "ksweep_tpmd_" + device;
 }
 
+std::string lava_case_value(const std::string& value) {
+    std::string out = value;
+    std::replace(out.begin(), out.end(), ':', '.');
+    return out;
+}
+
+namespace {
+
+// The back end's counters (stats_device.h), one test case each.
+std::string counters_step() {
+    char address[8];
+    std::snprintf(address, sizeof address, "0x%02x", device::kStatsAddress);
+    return std::string("ksweep_op stats ") + address +
+           " > /tmp/ksweep-stats.log 2>&1; sed -n 's/^ksweep-op: stats //p' "
+           "/tmp/ksweep-stats.log | tr ' ' '\\n' | while IFS== read k v; do [ -n \"$v\" ] && "
+           "lava-test-case device-$k --result pass --measurement $v; done; cat "
+           "/tmp/ksweep-stats.log";
+}
+
+std::vector<std::string> operation_steps() {
+    // The operation init.sh wrote, each record a test case: op-<i> with its time in us (three
+    // decimals: the nanoseconds come back exactly), value-<i>-<what it read>.
+    const char* run = "ksweep-operation > /tmp/ksweep-op.log 2>&1; echo \"status=$?\" >> "
+                      "/tmp/ksweep-op.log";
+    const char* records =
+        "sed -n 's/^ksweep-op: op i=\\([0-9]*\\) ns=\\([0-9]*\\) rc=0x\\([0-9a-f]*\\) "
+        "value=\\(.*\\)$/\\1 \\2 \\3 \\4/p' /tmp/ksweep-op.log | while read i ns rc v; do r=pass; "
+        "[ \"$rc\" = 0 ] || r=fail; lava-test-case op-$i --result $r --measurement $((ns / "
+        "1000)).$(printf %03d $((ns % 1000))) --units us; lava-test-case value-$i-$(echo \"$v\" "
+        "| tr : .) --result pass; done";
+    const char* status = "grep -q '^status=0$' /tmp/ksweep-op.log && r=pass || r=fail; "
+                         "lava-test-case ksweep_op --result $r";
+    return {run, records, status, "grep -v '^ksweep-op: op ' /tmp/ksweep-op.log", counters_step()};
+}
+
+} // namespace
+
 std::vector<std::string> lava_test_steps(const LavaBootKey& key) {
+    if (!key.operation.empty())
+        return operation_steps();
     // busybox sh in the guest: no bash, no awk needed; ns -> us with three decimals, so the
     // reader gets the nanoseconds back exactly.
     return {
@@ -101,7 +159,7 @@ std::vector<std::string> lava_test_steps(const LavaBootKey& key) {
         "/tmp/ksweep-extend.log | while read c; do lava-test-case $c --result pass; done",
         "grep -q '^status=0$' /tmp/ksweep-extend.log && r=pass || r=fail; lava-test-case "
         "tpm_extend --result $r",
-        "grep -v '^ksweep-extend: extend ' /tmp/ksweep-extend.log"};
+        "grep -v '^ksweep-extend: extend ' /tmp/ksweep-extend.log", counters_step()};
 }
 
 namespace {

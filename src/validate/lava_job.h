@@ -25,6 +25,10 @@ struct LavaBootKey {
     std::uint32_t extends = 0; // per boot
     std::string tpm = "2.0";   // tpm_extend --tpm
     std::string pcr_bank;      // the chain PCR 16 is checked against
+    // A device file's operation ("read in_magn_x_raw") instead of the extends: tpm and pcr_bank
+    // are empty, and the guest runs the operation init.sh wrote (/bin/ksweep-operation).
+    std::string operation;
+    std::string expect; // what every operation must read: the device file's, never the job's
 
     // "ksweep-<series>-p2-tpm_i2c_nuvoton-hz250-baseline-b1": the job name and its file name.
     std::string job_name() const;
@@ -63,7 +67,13 @@ std::string lava_job_yaml(const LavaJob& job);
 
 // The steps of the inline test definition: run tpm_extend and turn its lines into
 // lava-test-case calls: extend-<i> (measurement in us, fail for a non-zero TPM response
-// code), pcr16-initial-<hex>, pcr16-final-<hex>, and tpm_extend's exit status.
+// code), pcr16-initial-<hex>, pcr16-final-<hex>, and tpm_extend's exit status; for a device
+// file, its operation: op-<i> (us), value-<i>-<what it read, ':' as '.'>, ksweep_op's status.
+// Then the back end's counters, read in-band at 0x7f (stats_device.h): device-<counter> with
+// the count as measurement, so requirement violations come back with the results.
 std::vector<std::string> lava_test_steps(const LavaBootKey& key);
+
+// A value read as it appears in a value-<i>-<value> test case name (LAVA allows no ':').
+std::string lava_case_value(const std::string& value);
 
 } // namespace ksweep::validate

@@ -2,6 +2,7 @@
 
 #include "core/tree_path.h"
 #include "guest/pcr_check.h"
+#include "validate/levels_device.h"
 
 #include <cmath>
 #include <cstdlib>
@@ -64,13 +65,41 @@ void take_case(LavaJobResult& result, const std::string& suite, const std::strin
         }
         return;
     }
-    static const std::string kExtend = "extend-", kInitial = "pcr16-initial-",
-                             kFinal = "pcr16-final-";
-    if (name.rfind(kExtend, 0) == 0) {
-        std::string index = name.substr(kExtend.size());
+    static const std::string kExtend = "extend-", kOperation = "op-", kValue = "value-",
+                             kInitial = "pcr16-initial-", kFinal = "pcr16-final-",
+                             kCounter = "device-";
+    auto index_of = [&](const std::string& digits) {
+        if (digits.empty() || digits.size() > 9 ||
+            digits.find_first_not_of("0123456789") != std::string::npos)
+            fail(result.dir, "test case " + name + " has no number where one belongs");
+        return static_cast<std::uint32_t>(std::stoul(digits));
+    };
+    if (name.rfind(kValue, 0) == 0) {
+        std::string rest = name.substr(kValue.size());
+        size_t dash = rest.find('-');
+        result.values[index_of(rest.substr(0, dash))] =
+            dash == std::string::npos ? "" : rest.substr(dash + 1);
+        return;
+    }
+    if (name.rfind(kCounter, 0) == 0) {
+        std::string value = text(measurement);
+        char* end = nullptr;
+        double n = std::strtod(value.c_str(), &end);
+        if (value.empty() || !end || *end || n < 0 || n > 1e15)
+            fail(result.dir, "test case " + name + " has no count (measurement '" + value + "')");
+        result.counters[name.substr(kCounter.size())] = std::lround(n);
+        return;
+    }
+    if (name == "ksweep_op") {
+        result.operation_result = outcome;
+        return;
+    }
+    const std::string& prefix = name.rfind(kOperation, 0) == 0 ? kOperation : kExtend;
+    if (name.rfind(prefix, 0) == 0) {
+        std::string index = name.substr(prefix.size());
         if (index.empty() || index.size() > 9 ||
             index.find_first_not_of("0123456789") != std::string::npos)
-            fail(result.dir, "test case " + name + " is not extend-<number>");
+            fail(result.dir, "test case " + name + " is not " + prefix + "<number>");
         std::string value = text(measurement);
         char* end = nullptr;
         double us = std::strtod(value.c_str(), &end);
@@ -223,7 +252,9 @@ LavaResults LavaResults::load(const std::vector<std::string>& paths,
     return results;
 }
 
-BootRun LavaResults::boot(const LavaBootKey& key) const {
+BootRun LavaResults::boot(const LavaBootKey& key, bool* counters_reported) const {
+    if (counters_reported)
+        *counters_reported = false;
     BootRun b;
     b.variant = key.variant;
     b.boot = key.boot;
@@ -247,6 +278,36 @@ BootRun LavaResults::boot(const LavaBootKey& key) const {
     std::uint32_t failed = 0;
     for (const auto& s : b.samples)
         failed += s.rc != 0;
+    // The device's counters, read in the guest: the requirement violations of this boot.
+    guest::DeviceCounters counters;
+    for (const auto& [name, count] : job->counters)
+        counters.counters[name] = count;
+    b.violations = requirement_violations(counters);
+    if (counters_reported)
+        *counters_reported = !job->counters.empty();
+    const std::string no_counters =
+        job->counters.empty() ? " (the device's counters were not reported: no device-* test "
+                                "cases; its requirements are unchecked)"
+                              : "";
+    if (!key.operation.empty()) {
+        std::string expected = lava_case_value(key.expect);
+        size_t matched = 0;
+        for (const auto& [index, value] : job->values)
+            matched += value == expected;
+        if (b.samples.size() != key.extends || failed) {
+            b.message = job->dir + ": " + std::to_string(b.samples.size()) + " of " +
+                        std::to_string(key.extends) + " operations reported, " +
+                        std::to_string(failed) + " failed";
+        } else {
+            b.pcr_passed = job->values.size() == key.extends && matched == key.extends;
+            b.ok = b.pcr_passed && job->operation_result == "pass";
+            b.message = job->dir + ": values checked: " + std::to_string(matched) + "/" +
+                        std::to_string(key.extends) + " " + key.operation + " returned " +
+                        key.expect;
+        }
+        b.message += no_counters;
+        return b;
+    }
     auto initial = bytes_from_hex(job->pcr_initial), final_value = bytes_from_hex(job->pcr_final);
     if (b.samples.size() != key.extends || failed) {
         b.message = job->dir + ": " + std::to_string(b.samples.size()) + " of " +
@@ -260,6 +321,7 @@ BootRun LavaResults::boot(const LavaBootKey& key) const {
         b.ok = pcr.passed && job->tpm_extend_result == "pass";
         b.message = job->dir + ": " + pcr.message;
     }
+    b.message += no_counters;
     return b;
 }
 

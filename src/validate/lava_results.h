@@ -33,6 +33,12 @@ struct LavaJobResult {
     std::map<std::uint32_t, std::pair<std::string, double>> extends;
     std::string pcr_initial, pcr_final; // hex, from pcr16-initial-<hex> / pcr16-final-<hex>
     std::string tpm_extend_result;      // the tpm_extend case: its exit status
+    // A device file's job: op-<i> go into `extends`, value-<i>-<value> here, ksweep_op's status.
+    std::map<std::uint32_t, std::string> values;
+    std::string operation_result;
+    // The back end's counters the guest read in-band (device-<counter>); empty when the job
+    // did not report them (a job of an older ksweep, or a guest that could not read them).
+    std::map<std::string, long> counters;
 };
 
 // Reads one job directory. Throws LavaResultsError naming the directory and what is missing.
@@ -53,9 +59,11 @@ class LavaResults {
     static LavaResults load(const std::vector<std::string>& paths, const LavaExpectation& expected);
 
     // The boot `key` names (patch, device, variant, boot, HZ, extends), as a local boot would
-    // have filled it: samples, the PCR check in the key's bank. A boot no job reported is a
-    // failed BootRun that says which job is missing.
-    BootRun boot(const LavaBootKey& key) const;
+    // have filled it: samples, the PCR check in the key's bank (a device file: every value
+    // against key.expect), the requirement violations the device counted. A boot no job
+    // reported is a failed BootRun that says which job is missing; one without the device's
+    // counters says so in its message and `counters_reported` is false.
+    BootRun boot(const LavaBootKey& key, bool* counters_reported = nullptr) const;
 
     size_t size() const { return jobs_.size(); }
 

@@ -94,7 +94,8 @@ void write_boot(std::ostringstream& js, const BootRun& b, bool last) {
        << ", \"run_dir\": " << quote(b.run_dir) << ", \"nice\": " << b.nice
        << ", \"measured_hz\": " << (b.measured_hz > 0 ? std::to_string(b.measured_hz) : "null")
        << ", \"host_load\": " << (b.host_load < 0 ? "null" : number(b.host_load))
-       << ", \"violations\": " << counts_object(b.violations) << ",\n"
+       << ", \"violations\": " << counts_object(b.violations)
+       << ", \"violations_measured\": " << (b.violations_measured ? "true" : "false") << ",\n"
        << "             \"samples\": [";
     for (size_t i = 0; i < b.samples.size(); ++i) {
         const ExtendSample& s = b.samples[i];

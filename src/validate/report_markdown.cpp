@@ -81,6 +81,11 @@ std::string measured_hz_text(const DeviceRun& run) {
     return text;
 }
 
+// What one sample of the run is: a TPM's extend, or a device file's operation.
+const char* samples_word(const DeviceRun& run) {
+    return run.pcr_bank.empty() ? "operations" : "extends";
+}
+
 std::string violations_text(const std::map<std::string, unsigned long long>& violations) {
     std::string text;
     for (const auto& [requirement, count] : violations)
@@ -105,24 +110,34 @@ void write_device_run(std::ostringstream& md, const PatchResult& patch, const De
     }
     md << ". The guest's CPU is emulated at one instruction per ns (QEMU `-icount shift=0`); its "
           "sleeps and the device run in real time.\n\n"
-       << "| variant | boots | extends | total time | min - max | median | p95 | median ratio |\n"
+       << "| variant | boots | " << samples_word(run)
+       << " | total time | min - max | median | p95 | median ratio |\n"
        << "|---|---:|---:|---:|---:|---:|---:|---:|\n";
     double base = run.baseline.summary.median_us;
     write_variant_row(md, run.baseline, base);
     write_variant_row(md, run.patched, base);
     // The interval is the verdict's basis (stats.h, is_slowdown), so it sits under the ratio.
-    md << "\nPatched vs baseline: " << format_ratio_evidence(run)
-       << "; bootstrap over the pooled extends. Called slower only when the whole interval is "
+    md << "\nPatched vs baseline: " << format_ratio_evidence(run) << "; bootstrap over the pooled "
+       << samples_word(run)
+       << ". Called slower only when the whole interval is "
           "above "
        << format("%.2fx", 1.0 + kSlowdownTolerance) << ".\n";
     // A variant none of whose extends ran has no violations to speak of, not "none".
-    auto violations_of = [](const VariantSummary& v) {
-        return v.summary.count ? violations_text(v.violations) : std::string("no extends ran");
+    // Nor one whose boots nobody counted (LAVA jobs without the device's counters).
+    auto violations_of = [&run](const VariantSummary& v) {
+        size_t unmeasured = 0;
+        for (const auto& b : run.boots)
+            unmeasured += b.variant == v.variant && !b.violations_measured;
+        if (unmeasured)
+            return "not measured in " + std::to_string(unmeasured) +
+                   " boot(s) (no device counters reported)";
+        return v.summary.count ? violations_text(v.violations)
+                               : "no " + std::string(samples_word(run)) + " ran";
     };
     md << "\nDevice requirement violations: baseline " << violations_of(run.baseline)
        << "; patched " << violations_of(run.patched) << ".\n\n";
-    md << "| boot | variant | result | PCR check | median | violations | wall | host load | nice "
-          "|\n"
+    md << "| boot | variant | result | " << (run.pcr_bank.empty() ? "value" : "PCR")
+       << " check | median | violations | wall | host load | nice |\n"
        << "|---:|---|---|---|---:|---|---:|---:|---:|\n";
     for (size_t i = 0; i < run.boots.size(); ++i) {
         const BootRun& b = run.boots[i];
@@ -131,13 +146,16 @@ void write_device_run(std::ostringstream& md, const PatchResult& patch, const De
            << (b.ok ? "ok" : "**FAILED** " + cell(b.message)) << " | "
            << (b.pcr_passed ? "passed" : "failed") << " | "
            << (s.count ? format_duration_us(s.median_us) : "-") << " | "
-           << (s.count ? violations_text(b.violations) : "-") << " | "
-           << format("%.0f s", b.wall_seconds) << " | "
+           << (!b.violations_measured ? "not measured"
+               : s.count              ? violations_text(b.violations)
+                                      : "-")
+           << " | " << format("%.0f s", b.wall_seconds) << " | "
            << (b.host_load < 0 ? std::string("-") : format("%.1f", b.host_load)) << " | " << b.nice
            << " |\n";
     }
     if (!chart.empty())
-        md << "\n![" << run.driver << " extend latency, baseline vs patched](" << chart << ")\n";
+        md << "\n![" << run.driver << " " << run.command << " latency, baseline vs patched]("
+           << chart << ")\n";
 }
 
 // The seed's table (000: one row per HZ, msleep vs usleep_range): one row per guest HZ for each
@@ -195,14 +213,14 @@ std::string render_markdown(const ValidationReport& report,
         md << " (" << report.guest_hz_source << ")";
         if (!report.kernel_release.empty())
             md << ", release " << report.kernel_release;
-        md << "; QEMU (TCG), emulated I2C TPM\n";
+        md << "; QEMU (TCG), emulated I2C device\n";
     }
     md << "- levels:";
     for (int level : report.levels)
         md << " L" << level;
     if (booted)
         md << "; " << report.boots << " boots per variant, " << report.extends
-           << " extends per boot";
+           << " extends or operations per boot";
     md << "\n"
        << "- " << report.tool_version << ", started " << report.started_at << ", took "
        << format_duration_us(report.wall_seconds * 1e6) << "\n";

@@ -203,7 +203,7 @@ std::string format_ratio_evidence(const DeviceRun& run) {
         text += format("%.0f %% CI ", kConfidenceLevel * 100) +
                 format("%.2f", run.median_ratio_low) + "-" + format("%.2f", run.median_ratio_high);
     else
-        text += "too few extends for a confidence interval";
+        text += "too few samples for a confidence interval";
     if (run.mann_whitney_p >= 0)
         text += ", Mann-Whitney " + format_p(run.mann_whitney_p);
     return text + ")";

@@ -92,7 +92,7 @@ void summarize_device_run(DeviceRun& run);
 bool is_slowdown(const DeviceRun& run, double tolerance = kSlowdownTolerance);
 
 // "median ratio 0.29x (95 % CI 0.28-0.30, Mann-Whitney p < 0.001)" for the report and the L4
-// message; says so when there are too few extends for an interval.
+// message; says so when there are too few samples (extends, operations) for an interval.
 std::string format_ratio_evidence(const DeviceRun& run);
 
 struct Histogram {

@@ -47,13 +47,15 @@ struct ModuleOutcome {
 
 // L4: one boot of one variant.
 struct BootRun {
-    std::string variant; // "baseline" or "patched"
-    int boot = 0;        // 1-based within its variant
-    bool ok = false;     // every extend succeeded and the PCR check passed
-    bool pcr_passed = false;
+    std::string variant;     // "baseline" or "patched"
+    int boot = 0;            // 1-based within its variant
+    bool ok = false;         // every extend succeeded and the PCR check passed
+    bool pcr_passed = false; // the result check: PCR 16 (a TPM) or the values (a device file)
     std::string message;
     std::vector<guest::ExtendSample> samples;
     std::map<std::string, unsigned long long> violations; // requirement -> count, this boot
+    // False when nobody counted them: a LAVA job whose guest reported no device counters.
+    bool violations_measured = true;
     double wall_seconds = 0;
     std::string run_dir;   // console and back end logs
     int nice = 0;          // niceness QEMU and ksweep-tpmd ran at (GuestRunOptions::nice)

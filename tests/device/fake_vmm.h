@@ -159,12 +159,14 @@ class FakeVmm {
     }
 
     // The driver's ID read: write [0x60] (FAIL_NEXT), read 4 bytes; each as an indirect table.
-    void post_id_read() {
+    // [reg] then a 4-byte read at `address` (default: the Nuvoton's id register).
+    void post_id_read(uint16_t address = nuvoton::kDefaultAddress,
+                      uint8_t reg = nuvoton::kRegVidDidRid) {
         uint64_t h0 = kBuf, h1 = kBuf + 0x40, data0 = kBuf + 0x80, data1 = kBuf + 0xc0;
-        put<uint16_t>(kRingFile + h0, nuvoton::kDefaultAddress << 1);
+        put<uint16_t>(kRingFile + h0, static_cast<uint16_t>(address << 1));
         put<uint32_t>(kRingFile + h0 + 4, kVirtioI2cFlagFailNext);
-        put<uint8_t>(kRingFile + data0, nuvoton::kRegVidDidRid);
-        put<uint16_t>(kRingFile + h1, nuvoton::kDefaultAddress << 1);
+        put<uint8_t>(kRingFile + data0, reg);
+        put<uint16_t>(kRingFile + h1, static_cast<uint16_t>(address << 1));
         put<uint32_t>(kRingFile + h1 + 4, kVirtioI2cFlagRead);
         uint64_t t0 = kRingFile + kIndirect, t1 = t0 + 0x40;
         desc(t0, 0, kRingGpa + h0, 8, kDescNext, 1);

@@ -95,16 +95,17 @@ struct TpmdTest : ::testing::Test {
     }
     // What QEMU and the driver's probe do: connect, start the queue, read the id register
     // (first 3 bytes returned); then stop the back end the way the runner does.
-    std::vector<uint8_t> probe_then_sigterm() {
+    std::vector<uint8_t> probe_then_sigterm(uint16_t address = nuvoton::kDefaultAddress,
+                                            uint8_t reg = nuvoton::kRegVidDidRid, int bytes = 3) {
         std::vector<uint8_t> id;
         int fd = connect_socket();
         {
             FakeVmm vmm(fd);
             vmm.start_device();
-            vmm.post_id_read();
+            vmm.post_id_read(address, reg);
             vmm.kick_queue();
             EXPECT_TRUE(vmm.wait_for_call());
-            for (int i = 0; i < 3; ++i)
+            for (int i = 0; i < bytes; ++i)
                 id.push_back(vmm.get<uint8_t>(FakeVmm::kRingFile + FakeVmm::kBuf + 0xc0 + i));
             kill(pid, SIGTERM);
             EXPECT_EQ(wait_exit(), 0);
@@ -137,6 +138,31 @@ TEST_F(TpmdTest, ServesTheProbeAndWritesStatsOnSigterm) {
     EXPECT_NE(text.find("stopping on signal"), std::string::npos) << text;
     EXPECT_NE(text.find("stats: commands=0"), std::string::npos) << text;
     EXPECT_FALSE(fs::exists(socket())) << "the socket is removed on exit";
+}
+
+// A device file's chip: no libtpms, the table model at the file's address.
+TEST_F(TpmdTest, ServesADeviceFileWithTheTableModel) {
+    spawn({"--registry", registry(), "--device", "ak8974", "--socket", socket(), "--state-dir",
+           dir / "state", "--stats", stats(), "--log", log()});
+    ASSERT_EQ(read_line(out), "ready");
+    // WHOAMI, then the first bytes of DATA_X (little-endian 0x0123).
+    EXPECT_EQ(probe_then_sigterm(0x0e, 0x0f, 3), (std::vector<uint8_t>{0x48, 0x23, 0x01}));
+    std::string json = slurp(stats());
+    EXPECT_NE(json.find("\"profile\": \"ak8974_default\""), std::string::npos) << json;
+    EXPECT_NE(json.find("\"messages\": 2"), std::string::npos) << json;
+    EXPECT_NE(json.find("\"write_idle_violations\": 0"), std::string::npos) << json;
+    std::string text = slurp(log());
+    EXPECT_NE(text.find("ak8974: model table at 0x0e"), std::string::npos) << text;
+    EXPECT_NE(text.find("stats: messages=2 violations=0"), std::string::npos) << text;
+    EXPECT_FALSE(fs::exists(dir / "state")) << "no TPM state for a device file";
+}
+
+// The counters in-band at 0x7f, for a guest whose host cannot read the stats file (LAVA).
+TEST_F(TpmdTest, CountersAreReadableAtTheReservedAddress) {
+    spawn_default();
+    ASSERT_EQ(read_line(out), "ready");
+    std::vector<uint8_t> text = probe_then_sigterm(0x7f, 0x00, 4);
+    EXPECT_EQ(std::string(text.begin(), text.end()), "comm") << "commands=0 ...";
 }
 
 TEST_F(TpmdTest, ExitsWithStatsWhenTheVmmDisconnects) {

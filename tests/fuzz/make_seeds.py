@@ -70,6 +70,49 @@ seeds = {
          (0x320, header(0x13, 0)), (0x330, b"\x98\x40"),
          (0x340, header(0x13, 0)), (0x350, b"\x18\xaa"),
          (0x370, header(0x13, 2))]),
+    # ak8974 (register framing): CTRL3 = FORCE, then STATUS polled: [0x18] and a 1-byte read.
+    "ak8974_measure": image(
+        desc(BASE + 0x200, 48, INDIRECT) + desc(BASE + 0x240, 48, INDIRECT) +
+        desc(BASE + 0x280, 48, INDIRECT) + desc(0, 0, 0),
+        [(0x200, desc(BASE + 0x300, 8, NEXT, 1) + desc(BASE + 0x310, 2, NEXT, 2) +
+          desc(BASE + 0x318, 1, WRITE)),
+         (0x240, desc(BASE + 0x320, 8, NEXT, 1) + desc(BASE + 0x330, 1, NEXT, 2) +
+          desc(BASE + 0x338, 1, WRITE)),
+         (0x280, desc(BASE + 0x340, 8, NEXT, 1) + desc(BASE + 0x350, 1, NEXT | WRITE, 2) +
+          desc(BASE + 0x358, 1, WRITE)),
+         (0x300, header(0x0e, 0)), (0x310, b"\x1d\x40"),
+         (0x320, header(0x0e, 1)), (0x330, b"\x18"),
+         (0x340, header(0x0e, 2))]),
+    # hmc6352 (command framing): 'A', then the 2-byte heading.
+    "hmc6352_heading": image(
+        desc(BASE + 0x200, 48, INDIRECT) + desc(BASE + 0x240, 48, INDIRECT) +
+        desc(0, 0, 0) + desc(0, 0, 0),
+        [(0x200, desc(BASE + 0x300, 8, NEXT, 1) + desc(BASE + 0x310, 1, NEXT, 2) +
+          desc(BASE + 0x318, 1, WRITE)),
+         (0x240, desc(BASE + 0x320, 8, NEXT, 1) + desc(BASE + 0x330, 2, NEXT | WRITE, 2) +
+          desc(BASE + 0x338, 1, WRITE)),
+         (0x300, header(0x21, 0)), (0x310, b"A"),
+         (0x320, header(0x21, 2))]),
+    # max6900: the century write (a busy write cycle) and the burst write that follows at once.
+    "max6900_writes": image(
+        desc(BASE + 0x200, 48, INDIRECT) + desc(BASE + 0x240, 48, INDIRECT) +
+        desc(0, 0, 0) + desc(0, 0, 0),
+        [(0x200, desc(BASE + 0x300, 8, NEXT, 1) + desc(BASE + 0x310, 2, NEXT, 2) +
+          desc(BASE + 0x318, 1, WRITE)),
+         (0x240, desc(BASE + 0x320, 8, NEXT, 1) + desc(BASE + 0x330, 9, NEXT, 2) +
+          desc(BASE + 0x348, 1, WRITE)),
+         (0x300, header(0x50, 0)), (0x310, b"\x92\x20"),
+         (0x320, header(0x50, 0)), (0x330, b"\xbe\x00\x53\x06\x02\x12\x03\x26\x80")]),
+    # The counters at 0x7f: rewind, then read 64 bytes.
+    "stats_read": image(
+        desc(BASE + 0x200, 48, INDIRECT) + desc(BASE + 0x240, 48, INDIRECT) +
+        desc(0, 0, 0) + desc(0, 0, 0),
+        [(0x200, desc(BASE + 0x300, 8, NEXT, 1) + desc(BASE + 0x310, 1, NEXT, 2) +
+          desc(BASE + 0x318, 1, WRITE)),
+         (0x240, desc(BASE + 0x320, 8, NEXT, 1) + desc(BASE + 0x330, 64, NEXT | WRITE, 2) +
+          desc(BASE + 0x370, 1, WRITE)),
+         (0x300, header(0x7f, 1)), (0x310, b"\x00"),
+         (0x320, header(0x7f, 2))]),
 }
 for name, data in seeds.items():
     with open(os.path.join(here, name), "wb") as f:

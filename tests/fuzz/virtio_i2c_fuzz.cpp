@@ -2,10 +2,15 @@
 // first 64 bytes are a descriptor table of 4 entries; each entry is taken as a request head in
 // turn and runs through read_descriptor_chain, parse_i2c_request and the I2C bus into the
 // chip models, one at each model's address: the Nuvoton (0x2e) and the ST33ZP24 (0x13) register
-// parsers. The memory is a heap block of exactly the input's size (rounded up to one
-// page), so AddressSanitizer catches any access outside it.
+// parsers, the table model with the shipped device files loaded (register framing: ak8974 at
+// 0x0e, srf08 at 0x70; command framing: hmc6352 at 0x21, max6900 at 0x50; their rules, busy
+// periods and NACKs), and the counters at 0x7f. The memory is a heap block of exactly the
+// input's size (rounded up to one page), so AddressSanitizer catches any access outside it.
+#include "device/device_spec.h"
 #include "device/nuvoton_tpm.h"
 #include "device/st33zp24_tpm.h"
+#include "device/stats_device.h"
+#include "device/table_device.h"
 #include "device/virtio_i2c.h"
 
 #include <cstring>
@@ -25,6 +30,23 @@ struct EchoTpm final : TpmEngine {
         if (rsp.size() < 10)
             rsp = tpm_error_response(TpmFamily::tpm20, 0x101);
         return rsp;
+    }
+};
+
+// The device files and their profiles, loaded once (a loader error is a bug of the shipped
+// files, which the unit tests report; here it aborts).
+struct Described {
+    std::vector<DeviceSpec> specs;
+    std::vector<DeviceProfile> profiles;
+    Described() {
+        for (const char* name : {"ak8974", "srf08", "hmc6352", "rtc-max6900"}) {
+            specs.push_back(
+                load_device_spec(std::string(KSWEEP_SOURCE_DIR) + "/devices/" + name + ".yaml"));
+            profiles.push_back(load_device_profile(specs.back().profile));
+            // Strict too: the requirement checks run on every access.
+            profiles.back().requirements.min_poll_interval = std::chrono::microseconds(50);
+            profiles.back().requirements.min_write_idle = std::chrono::microseconds(50);
+        }
     }
 };
 
@@ -48,6 +70,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     I2cBus bus(clock);
     bus.attach(nuvoton::kDefaultAddress, nuvoton);
     bus.attach(st33zp24::kDefaultAddress, st33);
+    static const Described described;
+    std::vector<std::unique_ptr<TableDevice>> chips;
+    for (size_t i = 0; i < described.specs.size(); ++i) {
+        chips.push_back(
+            std::make_unique<TableDevice>(clock, described.specs[i], described.profiles[i], quiet));
+        if (!bus.attach(described.specs[i].address, *chips.back()))
+            __builtin_trap(); // two files at one address: the fuzzer would miss one
+    }
+    StatsDevice counters(
+        [&] { return format_table_stats_json("fuzz", chips.front()->stats(), TransportStats{}); });
+    bus.attach(kStatsAddress, counters);
     VirtioI2cDevice i2c(bus, quiet);
 
     std::span<const uint8_t> table(guest.get(), kQueueSize * kDescSize);

@@ -99,6 +99,7 @@ TEST(Initramfs, HoldsInitBusyboxProgramAndModulesInOrder) {
     InitramfsContents contents;
     contents.init_script = (dir.path() / "init.sh").string();
     contents.extend_program = "/bin/busybox"; // any static executable will do here
+    contents.op_program = "/bin/busybox";
     contents.modules = {(dir.path() / "mods/b.ko").string(), (dir.path() / "mods/a.ko").string()};
     std::string first = build_initramfs(contents, (dir.path() / "cache").string());
     EXPECT_EQ(build_initramfs(contents, (dir.path() / "cache").string()), first); // cached
@@ -110,10 +111,14 @@ TEST(Initramfs, HoldsInitBusyboxProgramAndModulesInOrder) {
     EXPECT_EQ(read(out / "init"), "#!/bin/sh\n");
     EXPECT_TRUE(fs::is_symlink(out / "bin/sh"));
     EXPECT_TRUE(fs::exists(out / "bin/tpm_extend"));
+    EXPECT_TRUE(fs::exists(out / "bin/ksweep_op"));
     EXPECT_EQ(read(out / "lib/modules/a.ko"), elf);
     EXPECT_EQ(read(out / "lib/modules/load.order"), "b.ko\na.ko\n");
 
     contents.extend_program = "/bin/sh"; // dynamic: it would not run in the guest
+    EXPECT_THROW(build_initramfs(contents, (dir.path() / "cache").string()), std::runtime_error);
+    contents.extend_program = "/bin/busybox";
+    contents.op_program = "/bin/sh";
     EXPECT_THROW(build_initramfs(contents, (dir.path() / "cache").string()), std::runtime_error);
 }
 

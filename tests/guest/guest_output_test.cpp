@@ -129,17 +129,45 @@ TEST(GuestOutput, AKernelMessageBeforeOurTextOnTheSameLine) {
     EXPECT_EQ(parser.report().samples[0].ns, 42);
 }
 
-} // namespace
-// init.sh counts the guest's HZ; the note judges it by the nearest HZ Kconfig offers.
-TEST(GuestOutput, TheHzTheGuestCountedIsReadAndJudged) {
-    GuestReport r = parse_guest_output("ksweep-guest: hz measured=216\n");
-    ASSERT_TRUE(r.measured_hz);
-    EXPECT_EQ(*r.measured_hz, 216);
-    EXPECT_EQ(measured_hz_note(r, 250), ", the guest counted 216");
-    EXPECT_EQ(measured_hz_note(r, 1000), ", but the guest counted 216 (HZ=250?)");
-    r = parse_guest_output("ksweep-guest: hz measured=unknown (no /proc/timer_list)\n");
-    EXPECT_FALSE(r.measured_hz);
-    EXPECT_EQ(measured_hz_note(r, 250), ", not measured in the guest");
+// A device file's run: qemu/op/ksweep_op.c's records, the values it read, and what the kernel
+// said while the operations ran.
+std::string operation_run(const char* second) {
+    return std::string("ksweep-guest: phase init kernel=6.1.192\r\n"
+                       "ksweep-guest: module regmap-i2c.ko\r\n"
+                       "ksweep-guest: module ak8974.ko\r\n"
+                       "ksweep-guest: client 0-000e\r\n"
+                       "ksweep-guest: phase operation read n=2\r\n"
+                       "ksweep-op: begin n=2 op=read\r\n"
+                       "ksweep-op: op i=0 ns=3400000 rc=0x0 value=291\r\n") +
+           second +
+           "ksweep-op: end ok=1 failed=1\r\n"
+           "ksweep-guest: opmsg [    5.1] random: crng init done\r\n"
+           "ksweep-guest: opmsg [    5.2] ak8974 0-000e: timeout waiting for DRDY\r\n"
+           "ksweep-guest: phase poweroff\r\n";
 }
 
+TEST(GuestOutput, ReadsADeviceFilesOperationsAndTheDriversOwnError) {
+    GuestReport r =
+        parse_guest_output(operation_run("ksweep-op: op i=1 ns=6900000 rc=0x6e value=-\r\n"));
+    EXPECT_TRUE(r.operation);
+    EXPECT_EQ(r.client, "0-000e");
+    ASSERT_EQ(r.samples.size(), 2u);
+    EXPECT_EQ(r.values, (std::vector<std::string>{"291", "-"}));
+    EXPECT_EQ(r.samples[1].rc, 110u);
+    EXPECT_FALSE(r.complete()) << "an operation failed";
+    // One line: the errno and the driver's own words (its line names the client).
+    EXPECT_EQ(first_operation_failure(r),
+              "operation 1 failed: errno 110 (Connection timed out); the kernel: ak8974 "
+              "0-000e: timeout waiting for DRDY");
+}
+
+TEST(GuestOutput, ACompleteOperationRunNeedsNoPcr) {
+    std::string text = operation_run("ksweep-op: op i=1 ns=3500000 rc=0x0 value=291\r\n");
+    text.replace(text.find("ok=1 failed=1"), 13, "ok=2 failed=0");
+    GuestReport r = parse_guest_output(text);
+    EXPECT_TRUE(r.complete());
+    EXPECT_EQ(first_operation_failure(r), "");
+}
+
+} // namespace
 } // namespace ksweep::validate

@@ -143,6 +143,46 @@ TEST(ValidateCli, BadUsageExitsTwoNamingTheOption) {
         << old.output;
 }
 
+// A sweep's output folder (`series -o OUT` with two maintainer trees' series): every series
+// validated in turn, a report each, and the sweep's index gains each series' levels and how
+// many of its patches reached L4 (here none: L4 not asked; said, not left out).
+TEST_F(ValidateOnLinux61, ASweepFolderIsValidatedSeriesBySeries) {
+    std::string sweep = tmp.path() + "/sweep";
+    auto made =
+        run(ksweep("series --signoff 'Test Maintainer <test@example.org>' -o " + quote(sweep) +
+                   " " + quote(tree) + " drivers/char/tpm/st33zp24 drivers/misc/hmc6352.c"));
+    ASSERT_EQ(made.status, 0) << made.output;
+    std::string index = sweep + "/index.json";
+    int series = std::stoi(json_query(index, "len(r['series'])"));
+    ASSERT_GE(series, 2) << "two maintainer trees";
+    std::string out = tmp.path() + "/reports";
+    auto v = run(ksweep("validate --series " + quote(sweep) + " --levels 1,2 -o " + quote(out) +
+                        " " + quote(tree)));
+    EXPECT_EQ(v.status, 0) << v.output;
+    for (int i = 0; i < series; ++i) {
+        std::string s = "r['series'][" + std::to_string(i) + "]";
+        std::string name = json_query(index, s + "['name']");
+        EXPECT_TRUE(fs::exists(out + "/" + name + "/report.json")) << name;
+        EXPECT_EQ(json_query(index, s + "['validation']['levels'][0]['passed']"),
+                  json_query(index, "len(" + s + "['patches'])"))
+            << name << ": L1 for every patch";
+        EXPECT_EQ(json_query(index, s + "['validation']['proven_l4']"), "0");
+        EXPECT_NE(v.output.find("series " + std::to_string(i + 1) + "/" + std::to_string(series) +
+                                " " + name + ": PASSED"),
+                  std::string::npos)
+            << v.output;
+    }
+    EXPECT_NE(v.output.find("proven at L4"), std::string::npos) << v.output;
+    std::string md = read_file(sweep + "/index.md");
+    EXPECT_NE(md.find("patches proven at L4"), std::string::npos) << md;
+    EXPECT_NE(md.find("| L1 | L2 | L3 | L4 | report |"), std::string::npos) << md;
+    // The folder is still a sweep the next `series` run reads (its index loads strictly).
+    auto again =
+        run(ksweep("series --signoff 'Test Maintainer <test@example.org>' -o " + quote(sweep) +
+                   " " + quote(tree) + " drivers/char/tpm/st33zp24 drivers/misc/hmc6352.c"));
+    EXPECT_EQ(again.status, 0) << again.output;
+}
+
 // --keep-work keeps what it says: the scratch checkout the patches were applied in (it used
 // to be removed with the run, leaving an empty directory).
 TEST_F(ValidateOnLinux61, KeepWorkKeepsTheCheckoutAndSaysWhere) {

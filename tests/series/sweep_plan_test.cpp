@@ -41,7 +41,8 @@ TEST(SweepPlanTest, PreviousIndexKeepsNamesAndFinishesWhatIsGone) {
                              "",
                              {},
                              {},
-                             {{"a", "", {}, 1, "", "", {}, {}}}});
+                             {{"a", "", {}, 1, "", "", {}, {}}},
+                             {}});
     before.series.push_back({"iio-2",
                              "20261101-iio-2-bbbbbbbbbbbb",
                              "",
@@ -52,7 +53,8 @@ TEST(SweepPlanTest, PreviousIndexKeepsNamesAndFinishesWhatIsGone) {
                              "",
                              {},
                              {},
-                             {{"b", "", {}, 1, "", "", {}, {}}}});
+                             {{"b", "", {}, 1, "", "", {}, {}}},
+                             {}});
     // a was applied; b stays; e is new to the tree.
     std::vector<PatchSlot> slots = {{"b", "T: iio", "iio"}, {"e", "T: iio", "iio"}};
     SweepPlan p = plan_sweep(slots, 15, &before, "20261202");

@@ -390,4 +390,44 @@ TEST(SweepIndexJson, NamesAndFilesThatLeaveTheirPlaceAreRefused) {
     EXPECT_THROW(load_index(path), std::runtime_error);
 }
 
+// `validate --series OUT` adds each series' levels to the index: written, read back, counted
+// in the totals, and shown per series in index.md with how many patches L4 proved.
+TEST(SweepIndexJson, ValidationOfEachSeriesReadsBackAndIsCounted) {
+    SweepIndex index;
+    index.rule = "msleep_small";
+    IndexSeries iio;
+    iio.name = "iio";
+    iio.change_id = "20261202-iio-0";
+    iio.patches.resize(3);
+    SeriesValidation v;
+    v.report = "../reports/iio";
+    v.patches = 3;
+    v.levels[0] = {3, 0, 0};
+    v.levels[1] = {2, 1, 0};
+    v.levels[2] = {3, 0, 0};
+    v.levels[3] = {1, 0, 2};
+    iio.validation = v;
+    IndexSeries input = iio;
+    input.name = "input";
+    input.validation.reset(); // not validated (yet): said, not counted
+    index.series = {iio, input};
+    TempDir dir;
+    const std::string path = dir.path() + "/index.json";
+    write_file(path, render_index_json(index));
+    SweepIndex back = load_index(path);
+    ASSERT_TRUE(back.series[0].validation);
+    EXPECT_EQ(back.series[0].validation->levels[1].failed, 1u);
+    EXPECT_EQ(back.series[0].validation->proven(), 1u);
+    EXPECT_FALSE(back.series[1].validation);
+    EXPECT_EQ(render_index_json(back), render_index_json(index));
+    std::string json = render_index_json(index);
+    EXPECT_NE(json.find("\"validated_patches\": 3, \"proven_l4\": 1"), std::string::npos) << json;
+    std::string md = render_index_markdown(index);
+    EXPECT_NE(md.find("1 of 3 patches proven at L4"), std::string::npos) << md;
+    EXPECT_NE(md.find("| 3/3 | 2/3 (1 failed) | 3/3 | 1/3 | [FAILED](../reports/iio/report.md) |"),
+              std::string::npos)
+        << md;
+    EXPECT_NE(md.find("| - | - | - | - | not validated |"), std::string::npos) << md;
+}
+
 } // namespace

@@ -3,6 +3,7 @@
 // series, version or patch, failed or unfinished jobs and missing artifacts are refused.
 #include "core/file_io.h"
 #include "core/process.h"
+#include "device/device_registry.h"
 #include "guest/pcr_check.h"
 #include "guest/qemu_runner.h"
 #include "require_env.h"
@@ -342,6 +343,131 @@ TEST(LavaResults, AnExtendWithoutItsTimeFailsTheBoot) {
     BootRun b = LavaResults::load({dir.path().string()}, sample_expectation()).boot(key);
     EXPECT_FALSE(b.ok);
     EXPECT_NE(b.message.find("4 of 4 extends reported, 1 failed"), std::string::npos) << b.message;
+}
+
+// A device file's boot: its operation instead of the extends, no TPM.
+LavaBootKey operation_key(const std::string& variant = "baseline") {
+    LavaBootKey key = sample_key(variant);
+    key.device = "ak8974";
+    key.tpm.clear();
+    key.pcr_bank.clear();
+    key.operation = "read in_magn_x_raw";
+    key.expect = "291";
+    return key;
+}
+
+// The counters the guest reads at 0x7f, as the test definition reports them.
+void add_counters(const fs::path& job, long write_idle) {
+    std::ofstream log(job / "output.yaml", std::ios::app);
+    for (const auto& [name, count] : {std::pair<std::string, long>{"messages", 24},
+                                      {"violations", write_idle},
+                                      {"poll_interval_violations", 0},
+                                      {"write_idle_violations", write_idle}})
+        log << R"({"dt": "x", "lvl": "results", "msg": {"case": "device-)" << name
+            << R"(", "definition": "0_ksweep-extend", "result": "pass", "measurement": )" << count
+            << "}}\n";
+}
+
+fs::path operation_run_dir(const fs::path& root, const LavaBootKey& key, const std::string& value) {
+    fs::path dir = root / key.job_name();
+    fs::create_directories(dir);
+    LavaJob job;
+    job.key = key;
+    std::ofstream(dir / "job.yaml") << lava_job_yaml(job);
+    std::ofstream(dir / "result.yaml") << "case: job\ndefinition: lava\nresult: pass\n";
+    std::ofstream log(dir / "output.yaml");
+    for (std::uint32_t i = 0; i < key.extends; ++i)
+        log << R"({"dt": "x", "lvl": "results", "msg": {"case": "op-)" << i
+            << R"(", "definition": "0_ksweep-extend", "result": "pass", "measurement": )"
+            << 3000 + i << R"(.5, "units": "us"}})"
+            << "\n"
+            << R"({"dt": "x", "lvl": "results", "msg": {"case": "value-)" << i << "-" << value
+            << R"(", "definition": "0_ksweep-extend", "result": "pass"}})"
+            << "\n";
+    log << R"({"dt": "x", "lvl": "results", "msg": {"case": "ksweep_op", "definition": "0_ksweep-extend", "result": "pass"}})"
+        << "\n";
+    return dir;
+}
+
+TEST(LavaExport, ADeviceFileJobRunsItsOperationAndReportsTheCounters) {
+    TempDir dir("ksweep-lava-op");
+    guest::GuestRunOptions run = sample_run(dir.path());
+    run.device.driver = "ak8974";
+    LavaExport lava((dir.path() / "lava").string(), "");
+    lava.add_boot(operation_key(), run);
+    lava.write_manifest();
+    fs::path file = dir.path() / "lava/jobs" / (operation_key().job_name() + ".yaml");
+    std::string text = *read_file(file);
+    EXPECT_NE(text.find("ksweep-operation > /tmp/ksweep-op.log"), std::string::npos) << text;
+    EXPECT_NE(text.find("lava-test-case op-$i"), std::string::npos);
+    EXPECT_NE(text.find("ksweep_op stats 0x7f"), std::string::npos) << "the counters, in-band";
+    EXPECT_EQ(text.find("tpm_extend"), std::string::npos) << "no TPM on this device";
+    EXPECT_NE(text.find("ksweep.operation: \"read in_magn_x_raw\""), std::string::npos);
+    if (have_lava_common()) {
+        EXPECT_EQ(schema_errors(file), "") << file;
+    }
+    // The TPM jobs read the counters too.
+    lava.add_boot(sample_key(), sample_run(dir.path()));
+    std::string tpm = *read_file(dir.path() / "lava/jobs" / (sample_key().job_name() + ".yaml"));
+    EXPECT_NE(tpm.find("ksweep_op stats 0x7f"), std::string::npos);
+    // The metadata reads back into the key, operation and all.
+    LavaBootKey back = LavaBootKey::from_metadata(operation_key().metadata());
+    EXPECT_EQ(back.operation, "read in_magn_x_raw");
+    EXPECT_EQ(back.job_name(), operation_key().job_name());
+}
+
+// Each value against the device file's, and the violations the device counted come back with
+// the results: no "violations: none" for what nobody counted.
+TEST(LavaResults, AnOperationJobIsCheckedByItsValuesAndBringsItsViolations) {
+    TempDir dir("ksweep-lava-op-results");
+    fs::path good = operation_run_dir(dir.path(), operation_key("baseline"), "291");
+    add_counters(good, 0);
+    fs::path broken = operation_run_dir(dir.path(), operation_key("patched"), "291");
+    add_counters(broken, 3);
+    LavaResults results = LavaResults::load({dir.path().string()}, sample_expectation());
+    bool counted = false;
+    BootRun b = results.boot(operation_key("baseline"), &counted);
+    EXPECT_TRUE(b.ok) << b.message;
+    EXPECT_TRUE(b.pcr_passed);
+    EXPECT_TRUE(counted);
+    EXPECT_TRUE(b.violations.empty());
+    ASSERT_EQ(b.samples.size(), 4u);
+    EXPECT_EQ(b.samples[1].ns, 3001500);
+    EXPECT_NE(b.message.find("values checked: 4/4 read in_magn_x_raw returned 291"),
+              std::string::npos)
+        << b.message;
+    BootRun p = results.boot(operation_key("patched"), &counted);
+    EXPECT_EQ(p.violations, (std::map<std::string, unsigned long long>{{"min_write_idle", 3}}));
+}
+
+// The lab's device dictionary starts ksweep-tpmd for whatever device a job names: every entry
+// of the registry, TPMs and device files, has its user command there.
+TEST(LavaExport, TheDeviceDictionaryHasACommandForEveryDevice) {
+    std::string dictionary = *read_file(KSWEEP_SOURCE_DIR "/lava/qemu-ksweep.jinja2");
+    auto registry = device::load_device_registry(KSWEEP_SOURCE_DIR "/qemu/devices.yaml");
+    for (const auto& entry : registry.entries())
+        EXPECT_NE(dictionary.find("'" + lava_tpmd_command(entry.driver) +
+                                  "': {\n        'do': "
+                                  "ksweep_home + '/lava/ksweep-tpmd-lab.sh start " +
+                                  entry.driver + "',"),
+                  std::string::npos)
+            << entry.driver << " has no user command in lava/qemu-ksweep.jinja2";
+}
+
+TEST(LavaResults, AWrongValueOrMissingCountersAreSaid) {
+    TempDir dir("ksweep-lava-op-wrong");
+    operation_run_dir(dir.path(), operation_key(), "0"); // no device-* cases
+    bool counted = true;
+    BootRun b = LavaResults::load({dir.path().string()}, sample_expectation())
+                    .boot(operation_key(), &counted);
+    EXPECT_FALSE(b.ok);
+    EXPECT_FALSE(b.pcr_passed);
+    EXPECT_FALSE(counted);
+    EXPECT_NE(b.message.find("values checked: 0/4"), std::string::npos) << b.message;
+    EXPECT_NE(b.message.find("the device's counters were not reported"), std::string::npos)
+        << b.message;
+    // An RTC's time comes back with '.' for ':' (LAVA's case names allow no ':').
+    EXPECT_EQ(lava_case_value("2026-12-02T06:53:00"), "2026-12-02T06.53.00");
 }
 
 } // namespace

@@ -137,7 +137,7 @@ TEST(ReportTest, MarkdownHasVerdictLevelsAndTheVariantTable) {
         << md;
     EXPECT_TRUE(std::regex_search(md, std::regex(R"(\| patched \| 2 \| 40 \| .* \| 0\.11x \|)")))
         << md;
-    EXPECT_NE(md.find("![tpm_i2c_nuvoton extend latency, baseline vs patched](chart.svg)"),
+    EXPECT_NE(md.find("![tpm_i2c_nuvoton TPM2_PCR_Extend latency, baseline vs patched](chart.svg)"),
               std::string::npos);
 }
 
@@ -156,7 +156,7 @@ TEST(ReportTest, MarkdownGivesTheRatioWithItsIntervalAndTest) {
     run.boots = {boot("baseline", 1, 24000000, 3), boot("patched", 1, 2600000, 3)};
     summarize_device_run(run);
     md = render_markdown(r);
-    EXPECT_NE(md.find("median ratio 0.11x (too few extends for a confidence interval, "
+    EXPECT_NE(md.find("median ratio 0.11x (too few samples for a confidence interval, "
                       "Mann-Whitney p = 0.08)"),
               std::string::npos)
         << md;

@@ -294,7 +294,7 @@ TEST(StatsTest, RatioEvidenceSentence) {
     run.boots = {boot("baseline", 1, {1000000}), boot("patched", 1, {1200000})};
     summarize_device_run(run);
     EXPECT_EQ(format_ratio_evidence(run),
-              "median ratio 1.20x (too few extends for a confidence interval, Mann-Whitney p = "
+              "median ratio 1.20x (too few samples for a confidence interval, Mann-Whitney p = "
               "1.00)");
 }
 
