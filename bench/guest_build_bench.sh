@@ -31,7 +31,7 @@ echo "tree $tree, HZ=$hz, ccache $ccache"
 for pass in cold warm; do
     start=$(date +%s.%N)
     KSWEEP_CACHE=$work /usr/bin/time -f '%U %S' -o "$work/cpu.$pass" \
-        "$ksweep" guest --tree "$tree" --hz "$hz" -n 10 >"$work/guest.$pass" 2>"$work/err.$pass" ||
+        "$ksweep" guest --tree "$tree" --guest-hz "$hz" -n 10 >"$work/guest.$pass" 2>"$work/err.$pass" ||
         { cat "$work/err.$pass" "$work/guest.$pass" >&2; exit 1; }
     end=$(date +%s.%N)
     read -r user sys <"$work/cpu.$pass"

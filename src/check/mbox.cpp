@@ -13,20 +13,12 @@ bool is_sha(std::string_view token) {
            });
 }
 
-struct Line {
-    std::string_view text; // without its '\n'
+// A message's first line: its line number (from 0), its offset, whether it is a "From " line.
+struct Start {
+    size_t line = 0;
     size_t offset = 0;
+    bool separator = false;
 };
-
-std::vector<Line> split_lines(std::string_view input) {
-    std::vector<Line> lines;
-    for (size_t start = 0; start < input.size();) {
-        size_t end = std::min(input.find('\n', start), input.size());
-        lines.push_back({input.substr(start, end - start), start});
-        start = end + 1;
-    }
-    return lines;
-}
 
 } // namespace
 
@@ -57,34 +49,42 @@ bool starts_with_mail_header(std::string_view text) {
 }
 
 std::vector<MboxMessage> split_mbox(std::string_view input) {
-    const std::vector<Line> lines = split_lines(input);
-    std::vector<size_t> starts;
-    for (size_t i = 0; i < lines.size(); ++i)
-        if (is_mbox_separator(lines[i].text))
-            starts.push_back(i);
-    if (starts.empty() || starts.front() != 0)
-        starts.insert(starts.begin(), 0);
+    // One pass that keeps only the separators and the first hunk header: memory in the number of
+    // messages, not of lines (32 MiB of newlines is 33 million lines).
+    std::vector<Start> starts;
+    size_t lines = 0;
+    size_t first_hunk = std::string_view::npos;
+    for (size_t start = 0; start < input.size(); ++lines) {
+        const size_t end = std::min(input.find('\n', start), input.size());
+        const std::string_view line = input.substr(start, end - start);
+        if (is_mbox_separator(line))
+            starts.push_back({lines, start, true});
+        else if (first_hunk == std::string_view::npos && line.starts_with("@@ "))
+            first_hunk = lines;
+        start = end + 1;
+    }
+    if (starts.empty() || starts.front().line != 0)
+        starts.insert(starts.begin(), Start{});
     std::vector<MboxMessage> messages;
     for (size_t k = 0; k < starts.size(); ++k) {
-        const size_t first = starts[k];
-        const size_t end = k + 1 < starts.size() ? starts[k + 1] : lines.size();
-        const bool separated = first < lines.size() && is_mbox_separator(lines[first].text);
-        if (!separated && starts.size() > 1 &&
-            std::none_of(lines.begin(), lines.begin() + end,
-                         [](const Line& l) { return l.text.starts_with("@@ "); }))
+        const Start& first = starts[k];
+        const size_t end = k + 1 < starts.size() ? starts[k + 1].line : lines;
+        if (!first.separator && starts.size() > 1 &&
+            (first_hunk == std::string_view::npos || first_hunk >= end))
             continue; // a preamble
         MboxMessage m;
-        const size_t body = first + (separated ? 1 : 0);
-        m.first_line = static_cast<unsigned>(first) + 1;
-        m.text_line = static_cast<unsigned>(body) + 1;
-        if (separated) {
-            std::string_view sep = lines[first].text.substr(5);
+        m.first_line = static_cast<unsigned>(first.line) + 1;
+        m.text_line = m.first_line + (first.separator ? 1 : 0);
+        size_t from = first.offset;
+        if (first.separator) {
+            const size_t eol = std::min(input.find('\n', first.offset), input.size());
+            std::string_view sep = input.substr(first.offset + 5, eol - first.offset - 5);
             std::string_view token = sep.substr(0, sep.find(' '));
             if (is_sha(token))
                 m.commit = std::string(token);
+            from = std::min(eol + 1, input.size());
         }
-        const size_t from = body < lines.size() ? lines[body].offset : input.size();
-        const size_t to = end < lines.size() ? lines[end].offset : input.size();
+        const size_t to = k + 1 < starts.size() ? starts[k + 1].offset : input.size();
         m.text = input.substr(from, to - from);
         messages.push_back(std::move(m));
     }

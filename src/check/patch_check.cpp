@@ -581,7 +581,8 @@ void PatchRun::run(InputReport& report, const std::string& subject) {
 } // namespace
 
 PreimageReader tree_reader(const std::string& tree) {
-    return [tree](const std::string& path) { return read_file(fs::path(tree) / path); };
+    // The path comes from a patch: through core's checks, so no link of the tree leads out.
+    return [tree](const std::string& path) { return read_file(path_in_tree(tree, path)); };
 }
 
 PatchChecker::PatchChecker(const Rule& rule, CheckOptions options)

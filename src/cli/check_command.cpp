@@ -81,14 +81,20 @@ bool is_tree_argument(const std::string& name) {
     return true;
 }
 
-// Every patch of the inputs, in order; none when one does not parse (the check says why).
+// Every patch of the inputs as the check applies them: each input in [PATCH n/m] order,
+// replies left out (a reviewer's diff is not the series); none when one does not parse (the
+// check says why).
 std::vector<check::Patch> all_patches(const std::vector<std::string>& names,
                                       const std::map<std::string, std::string>& texts) {
     std::vector<check::Patch> all;
     try {
-        for (const auto& name : names)
-            for (auto& patch : check::read_patches(texts.at(name)))
-                all.push_back(std::move(patch));
+        for (const auto& name : names) {
+            std::vector<check::Patch> patches = check::read_patches(texts.at(name));
+            check::put_in_series_order(patches);
+            for (auto& patch : patches)
+                if (!patch.reply)
+                    all.push_back(std::move(patch));
+        }
     } catch (const check::DiffError&) {
         return {};
     }
@@ -183,7 +189,7 @@ int check_command(int argc, char** argv) {
         }
 
     try {
-        require_tree_top("check", tree);
+        require_tree_top("check", tree, {}, false);
         // A tree at the tip of a branch already holds its patches: their base comes from git.
         check::Overlay base;
         if (git_range.empty()) {

@@ -240,7 +240,6 @@ int series_command(int argc, char** argv) {
         std::vector<series::SeriesResult> results;
         for (size_t r = 0; r < rules.size(); ++r) {
             const Rule& rule = rules[r];
-            const std::string said = rules.size() > 1 ? "ksweep series: " + rule.name + ": " : "";
             Progress progress("scanning (" + rule.name + ")", mode);
             scan.progress = [&](size_t done, size_t total) { progress.update(done, total); };
             ScanResult found = scan_tree(rule, scan);

@@ -1,5 +1,6 @@
 #include "cli/tree_paths.h"
 
+#include "core/tree_path.h"
 #include "kbuild/kernel_tree.h"
 
 #include <filesystem>
@@ -23,19 +24,17 @@ bool is_c_source(const fs::path& path) {
 
 std::string inside_tree(const std::string& tree, const std::string& path) {
     const fs::path top = fs::absolute(tree).lexically_normal();
-    fs::path p = fs::path(path);
-    p = (p.is_absolute() ? p : top / p).lexically_normal();
-    if (!is_under(p, top) && p != top)
-        throw UsageError(path + " is outside the tree " + tree +
-                         ": give a path inside it (relative to it, or absolute)");
-    // Through symbolic links too: what the path names must be in the tree it names.
-    std::error_code ec;
-    const fs::path real = fs::weakly_canonical(p, ec), real_top = fs::weakly_canonical(top, ec);
-    if (!ec && real != real_top && !is_under(real, real_top))
-        throw UsageError(path + " leads outside the tree " + tree + " (to " + real.string() +
-                         ", through a symbolic link)");
-    const fs::path rel = p.lexically_relative(top);
-    return rel == "." ? "" : rel.generic_string();
+    try {
+        // A relative PATH is read from the tree's top, as the commands document it.
+        return user_path_in_tree(top, path, top);
+    } catch (const TreePathError& e) {
+        const fs::path named = (top / path).lexically_normal();
+        if (!is_under(named, top) && named != top)
+            throw UsageError(path + " is outside the tree " + tree +
+                             ": give a path inside it (relative to it, or absolute)");
+        throw UsageError(path + " leads outside the tree " + tree + " through a symbolic link (" +
+                         e.what() + ")");
+    }
 }
 
 std::vector<std::string> tree_relative_paths(const std::string& tree,
@@ -68,7 +67,7 @@ std::optional<std::string> kernel_tree_top(const std::string& dir) {
 }
 
 void require_tree_top(const std::string& command, const std::string& tree,
-                      const std::vector<std::string>& paths) {
+                      const std::vector<std::string>& paths, bool takes_paths) {
     std::error_code ec;
     if (!fs::exists(tree, ec))
         throw UsageError("TREE " + tree + ": no such directory");
@@ -88,7 +87,7 @@ void require_tree_top(const std::string& command, const std::string& tree,
     std::string suggestion = "ksweep " + command + " " + shown;
     for (const std::string& p : paths)
         suggestion += " " + sub + "/" + p;
-    if (paths.empty())
+    if (paths.empty() && takes_paths)
         suggestion += " " + sub;
     throw UsageError(tree + " is not the top of a kernel tree but a directory inside " + shown +
                      ": did you mean '" + suggestion + "'?");

@@ -1,7 +1,7 @@
 // The TREE and PATH... arguments of the tree-reading commands, checked before anything is read:
 // TREE must be the top of the tree (a subdirectory of one is answered "did you mean TREE
-// PATH"), and every PATH stays inside it. (The path rules are the ones src/core/tree_path.h is
-// to hold for every outside path; this file is their command-line side.)
+// PATH"), and every PATH stays inside it: core's user_path_in_tree() (src/core/tree_path.h, the
+// one place that decides which outside path names something in a tree) read from TREE's top.
 #pragma once
 
 #include <optional>
@@ -33,8 +33,9 @@ std::vector<std::string> tree_relative_paths(const std::string& tree,
 std::optional<std::string> kernel_tree_top(const std::string& dir);
 
 // Throws UsageError when TREE is not a directory, or is a directory inside a kernel tree
-// rather than its top: "did you mean 'ksweep COMMAND TOP SUBDIR [PATH...]'".
+// rather than its top: "did you mean 'ksweep COMMAND TOP SUBDIR [PATH...]'" for a command that
+// takes PATHs (`paths` are the ones given), "did you mean 'ksweep COMMAND TOP'" otherwise.
 void require_tree_top(const std::string& command, const std::string& tree,
-                      const std::vector<std::string>& paths = {});
+                      const std::vector<std::string>& paths = {}, bool takes_paths = true);
 
 } // namespace ksweep::cli

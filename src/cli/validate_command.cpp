@@ -252,7 +252,7 @@ int validate_command(int argc, char** argv) {
         return usage("one TREE, not " + std::to_string(positionals.size()) + " (" +
                      positionals.back() + " too)");
     try {
-        require_tree_top("validate", positionals[0]);
+        require_tree_top("validate", positionals[0], {}, false);
     } catch (const UsageError& e) {
         return usage(e.what());
     }

@@ -6,6 +6,7 @@
 
 #include "core/file_io.h"
 #include "core/parallel.h"
+#include "core/shared_paths.h"
 #include "kbuild/kernel_tree.h"
 #include "kbuild/sleep_api.h"
 #include "rewrite/compile_flags.h"
@@ -282,14 +283,14 @@ FileOutcome scan_file(const ScanContext& c, const std::string& rel_path,
                 o.file = rel_path;
         } else {
             out.semantic_failed = true;
-            out.error =
-                rel_path + ": semantic parse failed, lexical results kept: " + semantic.error;
+            // Notes reach mails and reports: the tree's paths in them relative to it.
+            const std::string error = shareable_text(semantic.error, c.tree);
+            out.error = rel_path + ": semantic parse failed, lexical results kept: " + error;
             for (auto& site : lexical.sites)
                 if (site.needs_semantic)
                     site.finding.note =
-                        "semantic parse failed (" + semantic.error + "); " + site.finding.note;
-            loops_unknown(lexical,
-                          "not analysed: the semantic parse failed (" + semantic.error + ")");
+                        "semantic parse failed (" + error + "); " + site.finding.note;
+            loops_unknown(lexical, "not analysed: the semantic parse failed (" + error + ")");
         }
     }
     for (auto& site : lexical.sites) {

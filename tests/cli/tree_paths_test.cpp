@@ -109,6 +109,15 @@ TEST_F(TreePaths, ASubdirectoryGivenAsTreeGetsDidYouMean) {
                   std::string::npos)
             << e.what();
     }
+    // check and validate take no PATH: the top alone is what the user meant.
+    try {
+        require_tree_top("check", tree_ + "/drivers/char/tpm", {}, false);
+        ADD_FAILURE() << "accepted";
+    } catch (const UsageError& e) {
+        EXPECT_NE(std::string(e.what()).find("did you mean 'ksweep check " + tree_ + "'?"),
+                  std::string::npos)
+            << e.what();
+    }
     // Outside any kernel tree (a stand-in tree of the fixtures) nothing is suggested.
     EXPECT_NO_THROW(require_tree_top("fix", (dir_.path() / "outside").string()));
     EXPECT_THROW(require_tree_top("fix", tree_ + "/no_such_dir"), UsageError);

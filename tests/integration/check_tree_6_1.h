@@ -39,6 +39,23 @@ inline std::string tree_kernel_version(const std::string& tree) {
     return out;
 }
 
+// "FILE:LINE" of the first line of the tree's `file` that holds `text` (FILE:0 when none): a
+// test names a place in a Debian tree by what is written there, since point releases move lines.
+inline std::string place_in_tree(const std::string& tree, const std::string& file,
+                                 const std::string& text) {
+    std::ifstream in(tree + "/" + file);
+    unsigned number = 0;
+    for (std::string line; std::getline(in, line);)
+        if (++number, line.find(text) != std::string::npos)
+            return file + ":" + std::to_string(number);
+    return file + ":0";
+}
+
+// The enumerator TPM_TIMEOUT's place in drivers/char/tpm/tpm.h, where check says it is defined.
+inline std::string tpm_timeout_place(const std::string& tree) {
+    return place_in_tree(tree, "drivers/char/tpm/tpm.h", "TPM_TIMEOUT = ");
+}
+
 inline std::string tree_6_1() {
     return tree_from_env("KSWEEP_TREE_6_1");
 }

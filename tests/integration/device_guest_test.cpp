@@ -39,6 +39,7 @@ class DeviceGuest : public ::testing::Test {
         GuestBenchmarkOptions options;
         options.device = device;
         options.extends = 3;
+        options.hz = 250; // the slow AK8974 is an HZ=250 case (its profile says why)
         options.driver_source = driver_source;
         if (!profile.empty())
             options.profile = std::string(KSWEEP_SOURCE_DIR) + "/qemu/profiles/" + profile;

@@ -196,9 +196,8 @@ TEST_F(Linux61Loops, NoCountedLoopLosesItsBudgetWithoutAWordInTheMail) {
                 mail_of[file.get<std::string>()] = text;
         }
     std::map<std::string, std::string> left;
-    for (const auto& l : index.at("left_alone"))
-        left[l.at("file").get<std::string>() + ":" + std::to_string(l.at("line").get<int>())] =
-            l.at("reason").get<std::string>();
+    for (const auto& l : index.at("left_alone")) // "where": FILE:LINE, "why": the reason
+        left[l.at("where").get<std::string>()] = l.at("why").get<std::string>();
 
     size_t counted = 0, said = 0, left_with_figures = 0;
     for (const auto& f : scan.at("findings")) {

@@ -81,7 +81,12 @@ TEST_F(Linux61, TpmSitesCheckpatchCannotSee) {
         {"drivers/char/tpm/tpm_nsc.c msleep(TPM_TIMEOUT)", 2},
     };
     EXPECT_EQ(hidden, expected);
-    EXPECT_EQ(r.files_fallback, 0u);
+    // Every file with a call is parsed for its loops: only the powerpc driver, whose asm/vio.h
+    // an x86 build dir lacks, falls back (its calls are literals, settled lexically).
+    EXPECT_EQ(r.files_fallback, 1u);
+    ASSERT_EQ(r.errors.size(), 1u);
+    EXPECT_EQ(r.errors.front().rfind("drivers/char/tpm/tpm_ibmvtpm.c: ", 0), 0u)
+        << r.errors.front();
 }
 
 // hns3's pf and vf sources include "hnae3.h" through the -I lines of hns3/Makefile, which also

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Writes the naive patch of ak8974: msleep(AK8974_MEASTIME) in ak8974_await_drdy() rewritten
-# into usleep_range() alone, the loop's two polls kept. That halves the time the driver waits
-# for DRDY at HZ=1000 on 6.1 (two 3-3.25 ms sleeps instead of two 4-5 ms ones), which a chip
-# with a 7.1-7.7 ms conversion (qemu/profiles/ak8974_slow_conversion.yaml) does not survive:
+# into usleep_range() alone, the loop's two polls kept. That cuts the time the driver waits
+# for DRDY at HZ=250 on 6.1 (two 3-3.25 ms sleeps instead of 12-16 ms in all), which a chip
+# with a 9.7-10.3 ms conversion (qemu/profiles/ak8974_slow_conversion.yaml) does not survive:
 # the case L4 must catch. Derived from the tree at run time (no kernel code in this
 # repository), as one `git format-patch` mail that applies to the tree's file.
 #

@@ -160,7 +160,7 @@ TEST_F(LoopMessageTest, KeepSaysHowTheBudgetFallsAtEachHz) {
     EXPECT_NE(b.find("foo_wait(): msleep(2) paces a do loop that gives up after 2 tries waiting "
                      "for val & READY: with the new sleep the loop's budget falls: 24 ms -> 5 ms "
                      "at HZ=250 (HZ=100: 60 -> 5, HZ=1000: 10 -> 5) (sleep model, HZ=250 from "
-                     "the tree's config). It keeps its loop because read_poll_timeout() does "
+                     "the tree's .config). It keeps its loop because read_poll_timeout() does "
                      "not fit: its body does more than read, test and sleep (line 9: x++)."),
               std::string::npos)
         << b;
