@@ -1,5 +1,7 @@
 #include "rewrite/semantic_engine.h"
 
+#include "rewrite/preamble_cache.h"
+
 #include <algorithm>
 #include <clang/AST/ASTConsumer.h>
 #include <clang/AST/ASTContext.h>
@@ -46,7 +48,7 @@ class FirstError : public clang::DiagnosticConsumer {
 
 // One use of a macro, then where each call it expands to is spelled (file, offset): a use may
 // expand to several calls.
-using ExpansionKey = std::tuple<unsigned, std::string, unsigned>;
+using ExpansionKey = std::tuple<unsigned, std::string, unsigned, std::string>;
 
 class ScanConsumer : public clang::ASTConsumer {
   public:
@@ -79,9 +81,10 @@ class ScanConsumer : public clang::ASTConsumer {
             callExpr(callee(functionDecl(hasAnyName(llvm::ArrayRef<llvm::StringRef>(names)))))
                 .bind("call")));
         const auto& sm = ctx.getSourceManager();
-        std::map<unsigned, SemanticSite> sites;
+        std::map<std::pair<unsigned, std::string>, SemanticSite> sites;
         std::map<ExpansionKey, SemanticExpansion> expansions;
-        for (clang::Decl* d : ctx.getTranslationUnitDecl()->decls()) {
+        // This file's own declarations: those of a precompiled preamble are not loaded.
+        for (clang::Decl* d : ctx.getTranslationUnitDecl()->noload_decls()) {
             if (!sm.isInMainFile(sm.getExpansionLoc(d->getBeginLoc())))
                 continue;
             std::string function;
@@ -118,23 +121,23 @@ class ScanConsumer : public clang::ASTConsumer {
     }
 
     void record(const clang::CallExpr& call, const std::string& function, clang::ASTContext& ctx,
-                std::map<unsigned, SemanticSite>& sites) {
+                std::map<std::pair<unsigned, std::string>, SemanticSite>& sites) {
         const auto& sm = ctx.getSourceManager();
         clang::SourceLocation spelling = sm.getSpellingLoc(call.getBeginLoc());
         if (sm.getFileID(spelling) != sm.getMainFileID() || call.getNumArgs() < 1)
             return; // spelled in a header's macro: that header is scanned on its own
-        const clang::Expr* arg = value_argument(call);
-        if (!arg)
-            return;
-        SemanticSite site;
-        site.call_begin = sm.getFileOffset(spelling);
-        site.function = function;
-        site.value = fold(arg, ctx);
-        name_constant(site, arg, call.getBeginLoc());
+        for (const auto& [through, arg] : value_arguments(call)) {
+            SemanticSite site;
+            site.call_begin = sm.getFileOffset(spelling);
+            site.through = through;
+            site.function = function;
+            site.value = fold(arg, ctx);
+            name_constant(site, arg, call.getBeginLoc());
 
-        auto [it, inserted] = sites.emplace(site.call_begin, site);
-        if (!inserted && it->second.value != site.value)
-            it->second.conflicting = true; // one #define body, expansions that differ
+            auto [it, inserted] = sites.emplace(std::make_pair(site.call_begin, through), site);
+            if (!inserted && it->second.value != site.value)
+                it->second.conflicting = true; // one #define body, expansions that differ
+        }
     }
 
     bool has_form(const std::string& callee, const std::string& through) const {
@@ -142,23 +145,25 @@ class ScanConsumer : public clang::ASTConsumer {
                          std::make_pair(callee, through)) != request_.forms.end();
     }
 
-    // The expression the rule's value is: the argument, or ARG in callee(through(ARG)). Null
-    // when the call has none of the rule's shapes (schedule_timeout(HZ / 10)).
-    const clang::Expr* value_argument(const clang::CallExpr& call,
-                                      std::string* through = nullptr) const {
+    // The expressions the rules' values are, with the conversion of each form: ARG in
+    // callee(through(ARG)), and the whole argument for a form callee(ARG). Several rules may
+    // look at one call in both shapes. Empty when the call has none of their shapes
+    // (schedule_timeout(HZ / 10)).
+    std::vector<std::pair<std::string, const clang::Expr*>>
+    value_arguments(const clang::CallExpr& call) const {
+        std::vector<std::pair<std::string, const clang::Expr*>> out;
         const clang::FunctionDecl* callee = call.getDirectCallee();
         if (!callee || call.getNumArgs() < 1)
-            return nullptr;
+            return out;
         const std::string name = callee->getNameAsString();
         const clang::Expr* arg = call.getArg(0);
         if (const auto* inner = llvm::dyn_cast<clang::CallExpr>(arg->IgnoreParenImpCasts()))
             if (const clang::FunctionDecl* via = inner->getDirectCallee();
-                via && inner->getNumArgs() == 1 && has_form(name, via->getNameAsString())) {
-                if (through)
-                    *through = via->getNameAsString();
-                return inner->getArg(0);
-            }
-        return has_form(name, "") ? arg : nullptr;
+                via && inner->getNumArgs() == 1 && has_form(name, via->getNameAsString()))
+                out.emplace_back(via->getNameAsString(), inner->getArg(0));
+        if (has_form(name, ""))
+            out.emplace_back("", arg);
+        return out;
     }
 
     static std::optional<long long> fold(const clang::Expr* arg, clang::ASTContext& ctx) {
@@ -180,21 +185,19 @@ class ScanConsumer : public clang::ASTConsumer {
         const clang::SourceLocation spelling = sm.getSpellingLoc(begin);
         if (written == spelling || !sm.isInMainFile(written))
             return; // written where it is used (a macro argument), or used in a header
-        std::string through;
-        const clang::Expr* arg = value_argument(call, &through);
-        if (!arg)
-            return;
-        SemanticExpansion e;
-        e.through = through;
-        e.use_begin = sm.getFileOffset(written);
-        e.callee = call.getDirectCallee() ? call.getDirectCallee()->getNameAsString() : "";
-        e.value = fold(arg, ctx);
-        e.spelled_at = where(spelling);
-        e.function = function;
-        const auto [file, offset] = sm.getDecomposedLoc(spelling);
-        const auto* entry = sm.getFileEntryForID(file);
-        ExpansionKey key{e.use_begin, entry ? entry->getName().str() : "", offset};
-        out.emplace(std::move(key), std::move(e));
+        for (const auto& [through, arg] : value_arguments(call)) {
+            SemanticExpansion e;
+            e.through = through;
+            e.use_begin = sm.getFileOffset(written);
+            e.callee = call.getDirectCallee() ? call.getDirectCallee()->getNameAsString() : "";
+            e.value = fold(arg, ctx);
+            e.spelled_at = where(spelling);
+            e.function = function;
+            const auto [file, offset] = sm.getDecomposedLoc(spelling);
+            const auto* entry = sm.getFileEntryForID(file);
+            ExpansionKey key{e.use_begin, entry ? entry->getName().str() : "", offset, through};
+            out.emplace(std::move(key), std::move(e));
+        }
     }
 
     // For a one-name argument: is it a macro (which one, where) or an enumerator?
@@ -230,7 +233,6 @@ class ScanAction : public clang::ASTFrontendAction {
 
     std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance& ci,
                                                           llvm::StringRef) override {
-        ci.getFrontendOpts().SkipFunctionBodies = true; // ScanConsumer picks which to keep
         return std::make_unique<ScanConsumer>(ci, request_, out_);
     }
 
@@ -239,13 +241,51 @@ class ScanAction : public clang::ASTFrontendAction {
     SemanticScan& out_;
 };
 
+// The parse of one file: on its precompiled preamble when the request keeps them.
+class ScanTool : public clang::tooling::FrontendActionFactory {
+  public:
+    ScanTool(const SemanticRequest& request, SemanticScan& out, std::string arguments)
+        : request_(request), out_(out), arguments_(std::move(arguments)) {}
+
+    std::unique_ptr<clang::FrontendAction> create() override {
+        return std::make_unique<ScanAction>(request_, out_);
+    }
+
+    bool runInvocation(std::shared_ptr<clang::CompilerInvocation> invocation,
+                       clang::FileManager* files,
+                       std::shared_ptr<clang::PCHContainerOperations> pch,
+                       clang::DiagnosticConsumer* diagnostics) override {
+        // ScanConsumer picks which bodies to keep; the preamble keeps none of its headers'.
+        invocation->getFrontendOpts().SkipFunctionBodies = true;
+        if (!request_.preamble_dir.empty()) {
+            auto main = llvm::MemoryBuffer::getMemBuffer(*request_.content, request_.abs_path,
+                                                         /*RequiresNullTerminator=*/false);
+            const PreambleUse use =
+                use_preamble(*invocation, *main, llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem>(&files->getVirtualFileSystem()), pch,
+                             request_.preamble_dir, arguments_);
+            out_.preamble_reused = use.used && !use.made_now;
+        }
+        return FrontendActionFactory::runInvocation(std::move(invocation), files, std::move(pch),
+                                                    diagnostics);
+    }
+
+  private:
+    const SemanticRequest& request_;
+    SemanticScan& out_;
+    std::string arguments_;
+};
+
 } // namespace
 
 void look_for(SemanticRequest& request, const Rule& rule) {
-    request.functions = rule.functions;
-    request.forms.clear();
+    for (const std::string& function : rule.functions)
+        if (std::find(request.functions.begin(), request.functions.end(), function) ==
+            request.functions.end())
+            request.functions.push_back(function);
     for (const CallForm& form : rule.calls)
-        request.forms.emplace_back(form.callee, form.through);
+        if (std::find(request.forms.begin(), request.forms.end(),
+                      std::make_pair(form.callee, form.through)) == request.forms.end())
+            request.forms.emplace_back(form.callee, form.through);
 }
 
 SemanticScan semantic_scan(const SemanticRequest& request) {
@@ -262,8 +302,12 @@ SemanticScan semantic_scan(const SemanticRequest& request) {
     std::vector<std::string> command{"clang", "-fsyntax-only"};
     command.insert(command.end(), request.args.begin(), request.args.end());
     command.push_back(request.abs_path);
-    clang::tooling::ToolInvocation invocation(command, std::make_unique<ScanAction>(request, out),
-                                              files.get());
+    std::string arguments;
+    for (const std::string& a : command)
+        arguments += a + '\n';
+    ScanTool tool(request, out, std::move(arguments));
+    clang::tooling::ToolInvocation invocation(command, &tool, files.get(),
+                                              std::make_shared<clang::PCHContainerOperations>());
     FirstError diagnostics;
     invocation.setDiagnosticConsumer(&diagnostics);
     bool ok = invocation.run();

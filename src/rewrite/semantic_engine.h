@@ -30,10 +30,13 @@ struct SemanticRequest {
     // Also report every rule call a macro used in this file expands to (SemanticScan::
     // expansions). Every function body of the file is parsed then, not only those with calls.
     bool expansions = false;
+    // Where precompiled preambles are kept (preamble_cache.h); "" parses the whole file.
+    std::string preamble_dir;
 };
 
 struct SemanticSite {
     unsigned call_begin = 0; // byte offset of the callee's spelling in the file
+    std::string through;     // the form's conversion call, "" for callee(ARG)
     std::optional<long long> value;
     enum class Name { None, Macro, Enum } name_kind = Name::None;
     std::string defined_at;   // "file:line" of the macro or enumerator
@@ -54,12 +57,13 @@ struct SemanticExpansion {
 
 struct SemanticScan {
     bool parsed = false;
+    bool preamble_reused = false; // the headers came from a precompiled preamble
     std::string error; // first error when the parse failed
     std::vector<SemanticSite> sites;
     std::vector<SemanticExpansion> expansions; // with SemanticRequest::expansions, by use
 };
 
-// Fills the request's callees and forms from the rule.
+// Adds the rule's callees and forms to the request's (several rules: one parse for all).
 void look_for(SemanticRequest& request, const Rule& rule);
 
 SemanticScan semantic_scan(const SemanticRequest& request);

@@ -4,6 +4,7 @@
 #include "core/sha256.h"
 #include "git/git_handle.h"
 #include "git/repository.h"
+#include "git/pack_writer.h"
 #include "git/scratch_prune.h"
 #include "series/cover_letter.h"
 #include "series/mail.h"
@@ -310,6 +311,10 @@ SeriesResult write_series(const Rule& rule, const FixResult& fix, const SeriesOp
     };
     SeriesRepo repo =
         open_series_repo(opts.tree, opts.cache_dir.empty() ? ksweep::cache_dir() : opts.cache_dir);
+    // The run's commits, trees and blobs go into the repository as one pack, at the end.
+    PackedWrites packed(repo.repo.get());
+    std::vector<git_oid> run_commits;
+    std::vector<std::pair<std::string, git_oid>> branch_tips;
     Identity who = identity_from(opts.signoff, repo.repo.get());
     git_signature* raw_sig = nullptr;
     check(git_signature_new(&raw_sig, who.name.c_str(), who.email.c_str(), now, 0),
@@ -484,11 +489,8 @@ SeriesResult write_series(const Rule& rule, const FixResult& fix, const SeriesOp
                                   subjects[i] + "\n\n" + members[i]->body, sig.get());
             commits.push_back(parent);
         }
-        git_reference* ref = nullptr;
-        Commit tip = lookup_commit(repo.repo.get(), commits.back());
-        check(git_branch_create(&ref, repo.repo.get(), is.branch.c_str(), tip.get(), 0),
-              "git_branch_create");
-        git_reference_free(ref);
+        run_commits.insert(run_commits.end(), commits.begin(), commits.end());
+        branch_tips.emplace_back(is.branch, commits.back());
 
         WrittenSeries ws;
         ws.name = sp.name;
@@ -563,6 +565,16 @@ SeriesResult write_series(const Rule& rule, const FixResult& fix, const SeriesOp
     }
     if (opts.plan_only)
         return result;
+
+    // The objects first, then the branches that name them: an interrupted run leaves neither.
+    packed.flush(run_commits);
+    for (const auto& [name, tip_id] : branch_tips) {
+        git_reference* ref = nullptr;
+        Commit tip = lookup_commit(repo.repo.get(), tip_id);
+        check(git_branch_create(&ref, repo.repo.get(), name.c_str(), tip.get(), 0),
+              "git_branch_create");
+        git_reference_free(ref);
+    }
 
     // Finished series leave no mails behind to be sent again by mistake.
     for (const auto& f : plan.finished) {
