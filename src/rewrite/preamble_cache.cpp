@@ -129,8 +129,10 @@ void make_preamble(const fs::path& entry, const clang::CompilerInvocation& invoc
                                                       pch, /*StoreInMemory=*/false, recorder);
     if (!preamble)
         throw NotKept{"clang could not make it: " + preamble.getError().message()};
-    if (errors.getNumErrors() > 0)
-        throw NotKept{"its headers do not parse: " + errors.message};
+    // The engine's count: the consumer does not see every error the preamble's parse had.
+    if (diagnostics->hasErrorOccurred() || errors.getNumErrors() > 0)
+        throw NotKept{"its headers do not parse" +
+                      (errors.message.empty() ? "" : ": " + errors.message)};
     // Where clang wrote it: the path it would have a parse include.
     clang::CompilerInvocation probe(invocation);
     auto probe_vfs = vfs;

@@ -35,6 +35,7 @@ struct TwoShapes {
         write_file(plain, "name: plain_timeouts\n"
                           "type: PLAIN_TIMEOUT\n"
                           "summary: schedule_timeout() of a constant\n"
+                          "threshold_ms: 20\n"
                           "calls:\n"
                           "  - {call: schedule_timeout, unit: ms, sleep: msleep, fix: never,\n"
                           "     why: \"a test rule\"}\n");

@@ -46,6 +46,7 @@ struct Keys {
 TEST(TreeContentTest, CopiesOfTheSameFilesHaveOneKeyWhateverTheirPathOrName) {
     Keys k;
     write_tree(k.dir.path() + "/linux");
+    fs::create_directories(k.dir.path() + "/elsewhere");
     fs::copy(k.dir.path() + "/linux", k.dir.path() + "/elsewhere/another-name",
              fs::copy_options::recursive);
     EXPECT_EQ(k.key(k.dir.path() + "/linux"), k.key(k.dir.path() + "/elsewhere/another-name"));
