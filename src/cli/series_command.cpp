@@ -13,6 +13,7 @@
 #include "rewrite/scanner.h"
 #include "series/series.h"
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -167,9 +168,18 @@ int series_command(int argc, char** argv) {
         const auto mode = isatty(STDERR_FILENO) ? Progress::Mode::Live : Progress::Mode::Lines;
         Progress progress("scanning", mode);
         scan.progress = [&](size_t done, size_t total) { progress.update(done, total); };
+        // Where the run's time goes, one line on stderr at the end.
+        using Clock = std::chrono::steady_clock;
+        const auto since = [](Clock::time_point t) {
+            return std::chrono::duration<double>(Clock::now() - t).count();
+        };
+        const auto started = Clock::now();
         ScanResult found = scan_tree(rule, scan);
         progress.finish();
+        const double scan_seconds = since(started);
+        const auto fixing = Clock::now();
         FixResult fix = plan_fixes(rule, scan, found);
+        const double fix_seconds = since(fixing);
         for (const auto& s : fix.skipped)
             std::fprintf(stderr, "ksweep series: left alone: %s:%u: %s\n", s.finding.file.c_str(),
                          s.finding.line, s.reason.c_str());
@@ -202,8 +212,16 @@ int series_command(int argc, char** argv) {
         // The reproducible-builds convention: a fixed date makes two runs write the same mails.
         if (const char* epoch = std::getenv("SOURCE_DATE_EPOCH"))
             options.now = std::stoll(epoch);
+        const auto writing_started = Clock::now();
         series::SeriesResult result = series::write_series(rule, fix, options);
         writing.finish();
+        const double write_seconds = since(writing_started);
+        std::fprintf(stderr,
+                     "ksweep series: time: scan %.1f s, fix %.1f s, repository %.1f s, commits "
+                     "and mails %.1f s, packing %.1f s; %.1f s in all\n",
+                     scan_seconds, fix_seconds, result.repository_seconds,
+                     write_seconds - result.repository_seconds - result.pack_seconds,
+                     result.pack_seconds, since(started));
         for (const auto& note : result.prefix_notes)
             std::fprintf(stderr, "ksweep series: %s\n", note.c_str());
         if (plan)

@@ -70,16 +70,19 @@ struct PackWriter::State {
 };
 
 PackWriter::PackWriter(git_repository* repo, size_t count) : state_(std::make_unique<State>()) {
+    state_->announced = count;
+    if (count == 0)
+        return; // nothing to write: no pack
     check(git_repository_odb(&state_->odb, repo), "git_repository_odb");
     check(git_odb_write_pack(&state_->pack, state_->odb, nullptr, nullptr), "git_odb_write_pack");
-    state_->announced = count;
     append("PACK" + be32(2) + be32(static_cast<uint32_t>(count)));
 }
 
 PackWriter::~PackWriter() {
     if (state_->pack)
         state_->pack->free(state_->pack); // an uncommitted pack is dropped by the indexer
-    git_odb_free(state_->odb);
+    if (state_->odb)
+        git_odb_free(state_->odb);
 }
 
 void PackWriter::append(std::string_view bytes, bool hashed) {
@@ -98,6 +101,8 @@ void PackWriter::commit() {
     if (state_->added != state_->announced)
         throw GitError("a pack announced " + std::to_string(state_->announced) +
                        " objects and was given " + std::to_string(state_->added));
+    if (state_->announced == 0)
+        return;
     const Bytes sum = state_->trailer.finish();
     append(std::string_view(reinterpret_cast<const char*>(sum.data()), sum.size()), false);
     check(state_->pack->commit(state_->pack, &state_->progress), "indexing a pack");

@@ -23,7 +23,8 @@ PackEntry pack_entry(git_object_t type, std::string_view content);
 
 class PackWriter {
   public:
-    // `count`: exactly how many entries add() will be given (the pack's header says it first).
+    // `count`: exactly how many entries add() will be given (the pack's header says it first);
+    // 0 writes no pack.
     PackWriter(git_repository* repo, size_t count);
     ~PackWriter();
     PackWriter(const PackWriter&) = delete;

@@ -50,17 +50,20 @@ struct SnapshotObject {
     std::string bytes;
 };
 
-// The directory's tree id; its tree objects (children first) appended to `trees`.
-git_oid hash_dir(const SnapshotDir& dir, std::vector<SnapshotObject>& trees) {
+// The directory's tree id; its tree objects (children first) added to `trees`, each once: two
+// directories with the same files are one tree object.
+git_oid hash_dir(const SnapshotDir& dir, std::map<std::string, SnapshotObject>& trees,
+                 std::vector<git_oid>& order) {
     std::vector<std::tuple<std::string, git_filemode_t, git_oid>> entries;
     for (const auto& [name, sub] : dir.dirs)
-        entries.emplace_back(name, GIT_FILEMODE_TREE, hash_dir(sub, trees));
+        entries.emplace_back(name, GIT_FILEMODE_TREE, hash_dir(sub, trees, order));
     for (const auto& [name, file] : dir.files)
         entries.emplace_back(name, file->mode, file->id);
     SnapshotObject tree{GIT_OBJECT_TREE, tree_bytes(entries)};
     git_oid id;
     check(git_odb_hash(&id, tree.bytes.data(), tree.bytes.size(), GIT_OBJECT_TREE), "git_odb_hash");
-    trees.push_back(std::move(tree));
+    if (trees.emplace(oid_hex(id), std::move(tree)).second)
+        order.push_back(id);
     return id;
 }
 
@@ -89,8 +92,9 @@ git_oid write_snapshot(git_repository* repo, const std::string& tree, const Tree
     }
     if (root.files.empty() && root.dirs.empty())
         throw GitError(tree + ": no files to snapshot");
-    std::vector<SnapshotObject> trees;
-    const git_oid tree_id = hash_dir(root, trees);
+    std::map<std::string, SnapshotObject> trees;
+    std::vector<git_oid> tree_order;
+    const git_oid tree_id = hash_dir(root, trees, tree_order);
     SnapshotObject commit{GIT_OBJECT_COMMIT, base_commit_bytes(tree_id)};
     git_oid commit_id;
     check(git_odb_hash(&commit_id, commit.bytes.data(), commit.bytes.size(), GIT_OBJECT_COMMIT),
@@ -112,7 +116,13 @@ git_oid write_snapshot(git_repository* repo, const std::string& tree, const Tree
                             }),
                 blobs.end());
 
-    PackWriter pack(repo, blobs.size() + trees.size() + 1);
+    std::vector<const SnapshotObject*> new_trees;
+    for (const git_oid& id : tree_order)
+        if (!git_odb_exists(odb.get(), &id))
+            new_trees.push_back(&trees.at(oid_hex(id)));
+    const bool new_commit = !git_odb_exists(odb.get(), &commit_id);
+
+    PackWriter pack(repo, blobs.size() + new_trees.size() + (new_commit ? 1 : 0));
     // Read and compressed on two threads, a batch at a time; written in order.
     constexpr size_t kBatch = 256;
     std::vector<PackEntry> batch;
@@ -148,9 +158,10 @@ git_oid write_snapshot(git_repository* repo, const std::string& tree, const Tree
         if (progress)
             progress(stats->files);
     }
-    for (const SnapshotObject& t : trees)
-        pack.add(pack_entry(t.type, t.bytes));
-    pack.add(pack_entry(commit.type, commit.bytes));
+    for (const SnapshotObject* t : new_trees)
+        pack.add(pack_entry(t->type, t->bytes));
+    if (new_commit)
+        pack.add(pack_entry(commit.type, commit.bytes));
     pack.commit();
     return commit_id;
 }

@@ -16,6 +16,7 @@
 #include "series/sweep_plan.h"
 
 #include <ctime>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -309,8 +310,13 @@ SeriesResult write_series(const Rule& rule, const FixResult& fix, const SeriesOp
         c.hz_source = opts.hz_source;
         return c;
     };
+    const auto seconds_since = [](std::chrono::steady_clock::time_point start) {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    };
+    const auto opening = std::chrono::steady_clock::now();
     SeriesRepo repo =
         open_series_repo(opts.tree, opts.cache_dir.empty() ? ksweep::cache_dir() : opts.cache_dir);
+    const double repository_seconds = seconds_since(opening);
     // The run's commits, trees and blobs go into the repository as one pack, at the end.
     PackedWrites packed(repo.repo.get());
     std::vector<git_oid> run_commits;
@@ -324,6 +330,7 @@ SeriesResult write_series(const Rule& rule, const FixResult& fix, const SeriesOp
     const int abbrev = configured_abbrev(repo.repo.get());
 
     SeriesResult result;
+    result.repository_seconds = repository_seconds;
     result.scratch = repo.owned.has_value();
     result.repository = repo.git_dir;
     SweepIndex& index = result.index;
@@ -567,7 +574,9 @@ SeriesResult write_series(const Rule& rule, const FixResult& fix, const SeriesOp
         return result;
 
     // The objects first, then the branches that name them: an interrupted run leaves neither.
+    const auto packing = std::chrono::steady_clock::now();
     packed.flush(run_commits);
+    result.pack_seconds = seconds_since(packing);
     for (const auto& [name, tip_id] : branch_tips) {
         git_reference* ref = nullptr;
         Commit tip = lookup_commit(repo.repo.get(), tip_id);

@@ -204,6 +204,10 @@ size_t packs(const std::string& git_dir) {
 }
 
 TEST_F(ScratchPruneTest, KeyedByContentAndWrittenAsPacks) {
+    // Two directories with the same files are one tree object; a symlink is a link.
+    write_file(tree + "/drivers/twin/a/x.c", "int x;\n");
+    write_file(tree + "/drivers/twin/b/x.c", "int x;\n");
+    std::filesystem::create_symlink("a/x.c", tree + "/drivers/twin/link.c");
     SeriesResult r = write_series(rule, foo_fix(), opts);
     ASSERT_TRUE(r.scratch);
     EXPECT_EQ(std::filesystem::path(r.repository).parent_path(),
@@ -217,11 +221,17 @@ TEST_F(ScratchPruneTest, KeyedByContentAndWrittenAsPacks) {
               foo_fix().files[0].original);
     EXPECT_EQ(run(gd + "show " + r.series[0].branch + ":drivers/misc/foo.c").output,
               foo_fix().files[0].fixed);
+    EXPECT_EQ(run(gd + "rev-parse " + r.series[0].base + ":drivers/twin/a").output,
+              run(gd + "rev-parse " + r.series[0].base + ":drivers/twin/b").output);
+    EXPECT_EQ(run(gd + "ls-tree " + r.series[0].base + " drivers/twin/link.c").output.substr(0, 6),
+              "120000");
 
     // The same files under another path and name: the same repository and base.
     const std::string copy = tmp.path() + "/elsewhere/another-checkout";
-    std::filesystem::create_directories(copy);
-    write_tree_files(copy);
+    std::filesystem::create_directories(tmp.path() + "/elsewhere");
+    std::filesystem::copy(tree, copy,
+                          std::filesystem::copy_options::recursive |
+                              std::filesystem::copy_options::copy_symlinks);
     opts.tree = copy;
     opts.out_dir = tmp.path() + "/out-copy";
     SeriesResult shared = write_series(rule, foo_fix(), opts);
