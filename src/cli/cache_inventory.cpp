@@ -24,6 +24,7 @@ struct Kind {
     const char* dir;
     const char* name;
     const char* marker;
+    bool one_item = false; // thousands of small files: listed and pruned as one
 };
 
 constexpr Kind kKinds[] = {
@@ -31,6 +32,7 @@ constexpr Kind kKinds[] = {
     {"guest-kernels", "guest kernel", ".ksweep-guest-built"}, // guest/guest_build.cpp
     {"parse-views", "parse view", ".ksweep-view"},         // kbuild/prepared_build.cpp
     {"preambles", "preamble", ".ksweep-preamble"},         // rewrite/preamble_cache.cpp
+    {"parses", "parse results", "", true},                 // rewrite/parse_cache.cpp
     {"validate-builds", "module build (L3)", ".ksweep-built"}, // kbuild/module_build.cpp
     {"modules", "module build (guest)", ".ksweep-built"},  // kbuild/module_build.cpp
     {"scratch", "scratch repository", ""},                 // git/repository.cpp
@@ -156,13 +158,29 @@ std::vector<CacheItem> list_cache(const std::string& cache_dir) {
     std::vector<CacheItem> items;
     std::error_code ec;
     const fs::path root(cache_dir);
-    for (const Kind& kind : kKinds)
+    for (const Kind& kind : kKinds) {
+        if (kind.one_item) {
+            if (!fs::is_directory(root / kind.dir, ec))
+                continue;
+            CacheItem all = item_for(kind, root / kind.dir);
+            size_t files = 0;
+            for (fs::recursive_directory_iterator it(root / kind.dir, ec), end; it != end;
+                 it.increment(ec))
+                if (it->is_regular_file(ec)) {
+                    ++files;
+                    all.last_used = std::max(all.last_used, modified(it->path()));
+                }
+            all.note = std::to_string(files) + " files, each used by a file's scan";
+            items.push_back(std::move(all));
+            continue;
+        }
         for (const auto& e : fs::directory_iterator(root / kind.dir, ec)) {
             const std::string name = e.path().filename().string();
             if (name.ends_with(".lock") || name.ends_with(".tmp") || name.find(".tmp") != std::string::npos)
                 continue;
             items.push_back(item_for(kind, e.path()));
         }
+    }
     for (const auto& e : fs::directory_iterator(root, ec)) {
         const std::string name = e.path().filename().string();
         if (!name.starts_with("linux-source-") || !e.is_directory())

@@ -5,9 +5,12 @@
 
 #include <git2/sys/mempack.h>
 #include <git2/sys/odb_backend.h>
+#include <filesystem>
 #include <set>
 #include <vector>
 #include <zlib.h>
+
+namespace fs = std::filesystem;
 
 namespace ksweep::git {
 
@@ -27,6 +30,17 @@ int pack_type(git_object_t type) {
     default:
         throw GitError("no pack type for object type " + std::to_string(type));
     }
+}
+
+// The pack files of the repository (objects/pack/*.pack).
+std::set<fs::path> packs_in(git_repository* repo) {
+    std::set<fs::path> packs;
+    std::error_code ec;
+    for (const auto& e :
+         fs::directory_iterator(fs::path(git_repository_path(repo)) / "objects/pack", ec))
+        if (e.path().extension() == ".pack")
+            packs.insert(e.path());
+    return packs;
 }
 
 std::string be32(uint32_t v) {
@@ -163,20 +177,46 @@ size_t PackedWrites::flush(const std::vector<git_oid>& commits) {
         }
     }
     if (!order.empty()) {
-        PackWriter pack(repo_, order.size());
-        for (const git_oid& id : order) {
-            git_odb_object* raw_object = nullptr;
-            check(git_odb_read(&raw_object, all.get(), &id), "git_odb_read");
-            GitPtr<git_odb_object, git_odb_object_free> object(raw_object);
-            pack.add(pack_entry(git_odb_object_type(object.get()),
-                                std::string_view(static_cast<const char*>(git_odb_object_data(
-                                                     object.get())),
-                                                 git_odb_object_size(object.get()))));
-        }
-        pack.commit();
+        const std::set<fs::path> before = packs_in(repo_);
+        write_objects(all.get(), order);
+        for (const fs::path& made : packs_in(repo_))
+            if (!before.count(made))
+                packs_.push_back(made);
+        written_.insert(written_.end(), order.begin(), order.end());
     }
     check(git_mempack_reset(memory_), "git_mempack_reset");
     return order.size();
+}
+
+void PackedWrites::write_objects(git_odb* odb, const std::vector<git_oid>& ids) {
+    PackWriter pack(repo_, ids.size());
+    for (const git_oid& id : ids) {
+        git_odb_object* raw_object = nullptr;
+        check(git_odb_read(&raw_object, odb, &id), "git_odb_read");
+        GitPtr<git_odb_object, git_odb_object_free> object(raw_object);
+        pack.add(pack_entry(git_odb_object_type(object.get()),
+                            std::string_view(static_cast<const char*>(
+                                                 git_odb_object_data(object.get())),
+                                             git_odb_object_size(object.get()))));
+    }
+    pack.commit();
+}
+
+size_t PackedWrites::consolidate() {
+    if (packs_.size() < 2)
+        return 0;
+    git_odb* raw = nullptr;
+    check(git_repository_odb(&raw, repo_), "git_repository_odb");
+    GitPtr<git_odb, git_odb_free> odb(raw);
+    write_objects(odb.get(), written_);
+    // The objects are in the new pack before the small ones go: a reader never misses one.
+    std::error_code ec;
+    for (const fs::path& pack : packs_)
+        for (const char* ext : {".idx", ".rev", ".pack"})
+            fs::remove(fs::path(pack).replace_extension(ext), ec);
+    const size_t merged = packs_.size();
+    packs_.clear();
+    return merged;
 }
 
 } // namespace ksweep::git

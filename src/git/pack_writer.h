@@ -8,6 +8,7 @@
 #include <git2.h>
 
 #include <cstddef>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -42,7 +43,8 @@ class PackWriter {
 };
 
 // Every object `repo` writes while this lives is kept in memory (libgit2's mempack backend, in
-// front of the repository's own) until flush() writes the ones new commits need as one pack.
+// front of the repository's own) until flush() writes the ones new commits need as a pack; a run
+// that flushed several times (once per branch it makes) then consolidate()s them into one.
 // Destroy it before the repository.
 class PackedWrites {
   public:
@@ -57,9 +59,17 @@ class PackedWrites {
     // Returns how many objects were written.
     size_t flush(const std::vector<git_oid>& commits);
 
+    // The packs the flushes wrote, as one: the new pack is written before the small ones are
+    // removed. Returns how many were merged (0 for fewer than two).
+    size_t consolidate();
+
   private:
+    void write_objects(git_odb* odb, const std::vector<git_oid>& ids);
+
     git_repository* repo_;
     git_odb_backend* memory_; // owned by the repository's object database once added
+    std::vector<git_oid> written_;
+    std::vector<std::filesystem::path> packs_;
 };
 
 } // namespace ksweep::git

@@ -83,6 +83,7 @@ void fix_and_verify(const std::vector<Rule>& rules, const ScanOptions& options,
         before.extra_jiffy = scan.extra_jiffy;
         before.build_dir = scan.build_dir;
         before.preamble_dir = scan.preamble_dir;
+        before.parse_dir = scan.parse_dir;
         before.findings = merged.fixed == *text
                               ? work.findings
                               : scan_buffer(rule, options, work.path, merged.fixed).findings;
@@ -190,6 +191,7 @@ FixResult plan_fixes(const std::vector<Rule>& rules, const ScanOptions& options,
     // The re-scans keep preambles when the scan did (scanner.h: not for a large part of the tree).
     ScanOptions rescan = options;
     rescan.preambles = !scan.preamble_dir.empty();
+    rescan.cache_parses = !scan.parse_dir.empty();
     parallel_for(work.size(), options.jobs,
                  [&](size_t i) { fix_and_verify(rules, rescan, scan, *work[i]); });
 

@@ -5,8 +5,8 @@
 #include "core/file_io.h"
 #include "core/file_lock.h"
 #include "core/sha256.h"
+#include "rewrite/input_files.h"
 
-#include <chrono>
 #include <clang/Basic/Diagnostic.h>
 #include <clang/Basic/Version.h>
 #include <clang/Frontend/CompilerInstance.h>
@@ -14,8 +14,6 @@
 #include <clang/Lex/PreprocessorOptions.h>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
-#include <sys/stat.h>
 #include <vector>
 
 namespace fs = std::filesystem;
@@ -26,61 +24,7 @@ namespace {
 
 constexpr const char* kMarker = ".ksweep-preamble";
 constexpr const char* kPch = "preamble.pch";
-constexpr const char* kDependencies = "headers";
-// A header changed this recently has its content compared on every use: its timestamps cannot
-// yet tell the next change from this one.
-constexpr long long kRacyNanoseconds = 2'000'000'000LL;
-
-long long now_ns() {
-    return std::chrono::duration_cast<std::chrono::nanoseconds>(
-               std::chrono::system_clock::now().time_since_epoch())
-        .count();
-}
-
-// One header the preamble read: "<sha256> <size> <mtime ns, -1: always compare> <path>".
-struct Header {
-    std::string sha;
-    long long size = 0, mtime = -1;
-    std::string path;
-};
-
-std::optional<Header> header_now(const std::string& path) {
-    struct stat st {};
-    if (stat(path.c_str(), &st) != 0)
-        return std::nullopt;
-    Header h;
-    h.path = path;
-    h.size = st.st_size;
-    h.mtime = static_cast<long long>(st.st_mtim.tv_sec) * 1'000'000'000LL + st.st_mtim.tv_nsec;
-    return h;
-}
-
-bool same_content(const Header& recorded) {
-    auto now = header_now(recorded.path);
-    if (!now || now->size != recorded.size)
-        return false;
-    if (recorded.mtime >= 0 && now->mtime == recorded.mtime)
-        return true;
-    auto text = read_file(recorded.path);
-    return text && to_hex(sha256(*text)) == recorded.sha;
-}
-
-bool headers_unchanged(const fs::path& entry) {
-    std::ifstream in(entry / kDependencies);
-    std::string line;
-    size_t count = 0;
-    while (std::getline(in, line)) {
-        std::istringstream fields(line);
-        Header h;
-        fields >> h.sha >> h.size >> h.mtime;
-        if (!fields || fields.get() != ' ' || !std::getline(fields, h.path))
-            return false; // a torn list: make it again
-        if (!same_content(h))
-            return false;
-        ++count;
-    }
-    return count > 0;
-}
+constexpr const char* kInputs = "headers"; // input_files.h
 
 // Keeps the first error of the preamble's parse: a preamble with one is not kept.
 class FirstPreambleError : public clang::DiagnosticConsumer {
@@ -144,21 +88,12 @@ void make_preamble(const fs::path& entry, const clang::CompilerInvocation& invoc
     if (ec)
         throw NotKept{"cannot keep it in " + entry.string() + ": " + ec.message()};
 
-    std::ofstream out(entry / kDependencies);
-    for (const std::string& file : recorder.files) {
-        if (file == main.getBufferIdentifier())
-            continue; // its prefix is in the key
-        auto h = header_now(file);
-        auto text = read_file(file);
-        if (!h || !text)
-            throw NotKept{"cannot read " + file + " again"};
-        h->sha = to_hex(sha256(*text));
-        if (h->mtime > started - kRacyNanoseconds)
-            h->mtime = -1;
-        out << h->sha << ' ' << h->size << ' ' << h->mtime << ' ' << h->path << '\n';
-    }
-    if (!(out << std::flush))
-        throw NotKept{"cannot write " + (entry / kDependencies).string()};
+    std::vector<std::string> headers;
+    for (const std::string& file : recorder.files)
+        if (file != main.getBufferIdentifier()) // its prefix is in the key
+            headers.push_back(file);
+    if (!write_input_files(entry / kInputs, headers, started))
+        throw NotKept{"cannot read its headers again"};
 }
 
 void parse_on(clang::CompilerInvocation& invocation, const fs::path& entry,
@@ -197,7 +132,7 @@ PreambleUse use_preamble(clang::CompilerInvocation& invocation, const llvm::Memo
     const std::string key = to_hex(key_hash.finish()).substr(0, 24);
     const fs::path entry = fs::path(dir) / key;
 
-    if (cache_entry_complete(entry, kMarker) && !headers_unchanged(entry)) {
+    if (cache_entry_complete(entry, kMarker) && !input_files_unchanged(entry / kInputs)) {
         FileLock lock(entry.string() + ".lock");
         std::error_code ec;
         fs::remove(entry / kMarker, ec); // stale: the next make_cache_entry makes it again
@@ -216,6 +151,7 @@ PreambleUse use_preamble(clang::CompilerInvocation& invocation, const llvm::Memo
     }
     parse_on(invocation, entry, bounds);
     use.used = true;
+    use.headers = entry / kInputs;
     return use;
 }
 

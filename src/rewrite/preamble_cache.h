@@ -12,6 +12,7 @@
 #pragma once
 
 #include <clang/Frontend/CompilerInvocation.h>
+#include <filesystem>
 #include <clang/Serialization/PCHContainerOperations.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/VirtualFileSystem.h>
@@ -27,6 +28,7 @@ struct PreambleUse {
     bool used = false;     // the invocation parses on a preamble
     bool made_now = false; // ... made in this call (none, or a stale one, was there)
     std::string why_not;   // when not used: the file has no prefix, or why none could be made
+    std::filesystem::path headers; // when used: the list of its headers (input_files.h)
 };
 
 // Sets `invocation` (its main file is `main`, read through `vfs`) up to parse on the preamble

@@ -9,6 +9,7 @@
 #include "rewrite/compile_flags.h"
 #include "rewrite/lexical_scanner.h"
 #include "rewrite/lexical_tokens.h"
+#include "rewrite/parse_cache.h"
 #include "rewrite/preamble_cache.h"
 #include "rewrite/semantic_engine.h"
 
@@ -53,6 +54,7 @@ struct ScanContext {
     bool semantic = true;
     bool macro_uses = false;
     std::string preamble_dir;
+    std::string parse_dir;
     std::shared_ptr<const CompileFlags> flags; // shared by the worker threads, read-only
 
     static ScanContext make(std::vector<const Rule*> rules, const ScanOptions& options) {
@@ -72,6 +74,7 @@ struct ScanContext {
         c.semantic = options.semantic;
         c.macro_uses = options.macro_uses;
         c.preamble_dir = options.preambles ? preamble_cache_dir() : std::string();
+        c.parse_dir = options.cache_parses ? parse_cache_dir() : std::string();
         if (c.semantic)
             c.flags = std::make_shared<const CompileFlags>(c.tree, c.build_dir);
         return c;
@@ -84,6 +87,7 @@ struct ScanContext {
         r.extra_jiffy = extra_jiffy;
         r.build_dir = semantic ? build_dir : std::string();
         r.preamble_dir = semantic ? preamble_dir : std::string();
+        r.parse_dir = semantic ? parse_dir : std::string();
         return r;
     }
 };
@@ -106,6 +110,7 @@ SemanticRequest semantic_request(const ScanContext& c, const std::string& rel_pa
     r.content = &content;
     r.args = c.flags->for_file(rel_path);
     r.preamble_dir = c.preamble_dir;
+    r.result_dir = c.parse_dir;
     for (const Rule* rule : c.rules)
         look_for(r, *rule);
     r.expansions = c.macro_uses;

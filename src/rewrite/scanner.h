@@ -32,6 +32,9 @@ struct ScanOptions {
     // Keep each parsed file's header prefix as a precompiled preamble in the cache, so the next
     // parse of the file reads only the file itself (rewrite/preamble_cache.h).
     bool preambles = true;
+    // Keep each parse's results in the cache, so the next scan of the same file with the same
+    // headers parses nothing (rewrite/parse_cache.h).
+    bool cache_parses = true;
 };
 
 struct ScanResult {
@@ -45,6 +48,7 @@ struct ScanResult {
     bool extra_jiffy = true;         // the tree's msleep() adds the historical extra jiffy
     std::string build_dir;           // what the semantic engine used ("" if none)
     std::string preamble_dir;        // where it kept preambles ("" none): re-parses do the same
+    std::string parse_dir;           // where it kept parse results ("" none): likewise
     std::vector<std::string> errors; // "file: reason" for files that could not be read/parsed
     size_t files_scanned = 0;
     size_t files_semantic = 0; // files the semantic engine parsed

@@ -1,5 +1,7 @@
 #include "rewrite/semantic_engine.h"
 
+#include "rewrite/input_files.h"
+#include "rewrite/parse_cache.h"
 #include "rewrite/preamble_cache.h"
 
 #include <algorithm>
@@ -229,16 +231,26 @@ class ScanConsumer : public clang::ASTConsumer {
 
 class ScanAction : public clang::ASTFrontendAction {
   public:
-    ScanAction(const SemanticRequest& request, SemanticScan& out) : request_(request), out_(out) {}
+    ScanAction(const SemanticRequest& request, SemanticScan& out, std::vector<std::string>& inputs)
+        : request_(request), out_(out), inputs_(inputs) {}
 
     std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance& ci,
                                                           llvm::StringRef) override {
         return std::make_unique<ScanConsumer>(ci, request_, out_);
     }
 
+    // The files the parse read (the file itself aside: its text is part of every key).
+    void EndSourceFileAction() override {
+        const clang::SourceManager& sm = getCompilerInstance().getSourceManager();
+        for (auto it = sm.fileinfo_begin(); it != sm.fileinfo_end(); ++it)
+            if (it->first && it->first->getName() != request_.abs_path)
+                inputs_.push_back(it->first->getName().str());
+    }
+
   private:
     const SemanticRequest& request_;
     SemanticScan& out_;
+    std::vector<std::string>& inputs_;
 };
 
 // The parse of one file: on its precompiled preamble when the request keeps them.
@@ -248,8 +260,11 @@ class ScanTool : public clang::tooling::FrontendActionFactory {
         : request_(request), out_(out), arguments_(std::move(arguments)) {}
 
     std::unique_ptr<clang::FrontendAction> create() override {
-        return std::make_unique<ScanAction>(request_, out_);
+        return std::make_unique<ScanAction>(request_, out_, inputs_);
     }
+
+    // Every file the parse read, the preamble's headers included.
+    const std::vector<std::string>& inputs() const { return inputs_; }
 
     bool runInvocation(std::shared_ptr<clang::CompilerInvocation> invocation,
                        clang::FileManager* files,
@@ -264,6 +279,9 @@ class ScanTool : public clang::tooling::FrontendActionFactory {
                 use_preamble(*invocation, *main, llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem>(&files->getVirtualFileSystem()), pch,
                              request_.preamble_dir, arguments_);
             out_.preamble_reused = use.used && !use.made_now;
+            if (use.used)
+                for (std::string& header : input_file_paths(use.headers))
+                    inputs_.push_back(std::move(header));
         }
         return FrontendActionFactory::runInvocation(std::move(invocation), files, std::move(pch),
                                                     diagnostics);
@@ -273,6 +291,7 @@ class ScanTool : public clang::tooling::FrontendActionFactory {
     const SemanticRequest& request_;
     SemanticScan& out_;
     std::string arguments_;
+    std::vector<std::string> inputs_;
 };
 
 } // namespace
@@ -289,6 +308,9 @@ void look_for(SemanticRequest& request, const Rule& rule) {
 }
 
 SemanticScan semantic_scan(const SemanticRequest& request) {
+    if (auto kept = cached_parse(request))
+        return *kept;
+    const long long started = now_ns();
     SemanticScan out;
     // The file's text comes from memory (scan_buffer passes edited text); its headers from disk.
     auto overlay =
@@ -316,6 +338,7 @@ SemanticScan semantic_scan(const SemanticRequest& request) {
         out.error = diagnostics.message.empty() ? "the parse failed" : diagnostics.message;
         out.sites.clear();
     }
+    keep_parse(request, out, tool.inputs(), started);
     return out;
 }
 

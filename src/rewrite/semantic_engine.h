@@ -32,6 +32,8 @@ struct SemanticRequest {
     bool expansions = false;
     // Where precompiled preambles are kept (preamble_cache.h); "" parses the whole file.
     std::string preamble_dir;
+    // Where results are kept (parse_cache.h); "" parses every time.
+    std::string result_dir;
 };
 
 struct SemanticSite {
@@ -58,6 +60,7 @@ struct SemanticExpansion {
 struct SemanticScan {
     bool parsed = false;
     bool preamble_reused = false; // the headers came from a precompiled preamble
+    bool from_cache = false;      // kept from an earlier parse of the same inputs, not parsed
     std::string error; // first error when the parse failed
     std::vector<SemanticSite> sites;
     std::vector<SemanticExpansion> expansions; // with SemanticRequest::expansions, by use

@@ -317,10 +317,8 @@ SeriesResult write_series(const Rule& rule, const FixResult& fix, const SeriesOp
     SeriesRepo repo =
         open_series_repo(opts.tree, opts.cache_dir.empty() ? ksweep::cache_dir() : opts.cache_dir);
     const double repository_seconds = seconds_since(opening);
-    // The run's commits, trees and blobs go into the repository as one pack, at the end.
+    // The run's commits, trees and blobs go into the repository as packs, not loose objects.
     PackedWrites packed(repo.repo.get());
-    std::vector<git_oid> run_commits;
-    std::vector<std::pair<std::string, git_oid>> branch_tips;
     Identity who = identity_from(opts.signoff, repo.repo.get());
     git_signature* raw_sig = nullptr;
     check(git_signature_new(&raw_sig, who.name.c_str(), who.email.c_str(), now, 0),
@@ -496,8 +494,16 @@ SeriesResult write_series(const Rule& rule, const FixResult& fix, const SeriesOp
                                   subjects[i] + "\n\n" + members[i]->body, sig.get());
             commits.push_back(parent);
         }
-        run_commits.insert(run_commits.end(), commits.begin(), commits.end());
-        branch_tips.emplace_back(is.branch, commits.back());
+        // The series' objects on disk first, then its branch: a concurrent run sees the name
+        // taken as soon as it can (its own name was chosen before it wrote anything).
+        const auto packing = std::chrono::steady_clock::now();
+        packed.flush(commits);
+        result.pack_seconds += seconds_since(packing);
+        git_reference* ref = nullptr;
+        Commit tip = lookup_commit(repo.repo.get(), commits.back());
+        check(git_branch_create(&ref, repo.repo.get(), is.branch.c_str(), tip.get(), 0),
+              "git_branch_create");
+        git_reference_free(ref);
 
         WrittenSeries ws;
         ws.name = sp.name;
@@ -573,17 +579,10 @@ SeriesResult write_series(const Rule& rule, const FixResult& fix, const SeriesOp
     if (opts.plan_only)
         return result;
 
-    // The objects first, then the branches that name them: an interrupted run leaves neither.
+    // One pack for the run, not one per series.
     const auto packing = std::chrono::steady_clock::now();
-    packed.flush(run_commits);
-    result.pack_seconds = seconds_since(packing);
-    for (const auto& [name, tip_id] : branch_tips) {
-        git_reference* ref = nullptr;
-        Commit tip = lookup_commit(repo.repo.get(), tip_id);
-        check(git_branch_create(&ref, repo.repo.get(), name.c_str(), tip.get(), 0),
-              "git_branch_create");
-        git_reference_free(ref);
-    }
+    packed.consolidate();
+    result.pack_seconds += seconds_since(packing);
 
     // Finished series leave no mails behind to be sent again by mistake.
     for (const auto& f : plan.finished) {

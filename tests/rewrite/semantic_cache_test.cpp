@@ -1,8 +1,11 @@
-// Precompiled preambles (rewrite/preamble_cache.h): a file's header prefix is parsed once and
-// kept; the next parse reads only the file's own code and finds the same values; a header edited
-// since (even to the same size), a changed prefix or another flag makes it again; headers that do
-// not parse are never kept, so the parse still reports their error; -include files are not
-// included twice.
+// What the semantic engine keeps between runs. Precompiled preambles (rewrite/preamble_cache.h):
+// a file's header prefix is parsed once and kept; the next parse reads only the file's own code
+// and finds the same values; a header edited since (even to the same size), a changed prefix or
+// another flag makes it again; headers that do not parse are never kept, so the parse still
+// reports their error; -include files are not included twice. Parse results
+// (rewrite/parse_cache.h): a second parse of the same request with the same headers parses
+// nothing; a header edited since, other text or another rule parses again; a failed parse is
+// never kept.
 #include "core/file_io.h"
 #include "rewrite/semantic_engine.h"
 #include "scan_test_support.h"
@@ -41,8 +44,11 @@ struct PreambleTree {
         write_file(tree + "/drivers/foo/local.h", "#define LOCAL 3\n");
     }
 
+    std::string results; // "" keeps no parse results
+
     SemanticScan parse() const {
         SemanticRequest r;
+        r.result_dir = results;
         r.tree = tree;
         r.abs_path = tree + "/drivers/foo/foo.c";
         r.content = &content;
@@ -131,4 +137,49 @@ TEST(PreambleTest, HeadersThatDoNotParseAreNeverKeptAndTheParseSaysWhy) {
         EXPECT_NE(s.error.find("local.h:2"), std::string::npos) << s.error;
     }
     EXPECT_EQ(preambles_kept(t.preambles), 0u);
+}
+
+TEST(ParseCacheTest, TheSecondParseOfTheSameInputsParsesNothing) {
+    PreambleTree t;
+    t.results = (t.dir.path() / "parses").string();
+    const SemanticScan first = t.parse();
+    ASSERT_TRUE(first.parsed) << first.error;
+    EXPECT_FALSE(first.from_cache);
+    const SemanticScan second = t.parse();
+    EXPECT_TRUE(second.from_cache);
+    EXPECT_TRUE(second.parsed);
+    EXPECT_EQ(values(second), values(first));
+    ASSERT_EQ(second.sites.size(), first.sites.size());
+    for (size_t i = 0; i < first.sites.size(); ++i) {
+        EXPECT_EQ(second.sites[i].call_begin, first.sites[i].call_begin);
+        EXPECT_EQ(second.sites[i].name_kind, first.sites[i].name_kind);
+        EXPECT_EQ(second.sites[i].defined_at, first.sites[i].defined_at);
+        EXPECT_EQ(second.sites[i].function, first.sites[i].function);
+    }
+
+    // A header the parse read, edited to the same size: parsed again, the new value.
+    write_file(t.tree + "/include/linux/delay.h",
+               "#define DELAY 7\nvoid msleep(unsigned int msecs);\n");
+    const SemanticScan edited = t.parse();
+    EXPECT_FALSE(edited.from_cache);
+    EXPECT_EQ(values(edited), (std::vector<std::optional<long long>>{7, 3}));
+    EXPECT_TRUE(t.parse().from_cache);
+
+    // Other text of the file: parsed.
+    t.content += "\n";
+    EXPECT_FALSE(t.parse().from_cache);
+}
+
+TEST(ParseCacheTest, AFailedParseIsNeverKept) {
+    PreambleTree t;
+    t.results = (t.dir.path() / "parses").string();
+    t.content = "#include <linux/missing.h>\n" + t.content;
+    for (int run = 0; run < 2; ++run) {
+        const SemanticScan s = t.parse();
+        EXPECT_FALSE(s.parsed);
+        EXPECT_FALSE(s.from_cache);
+    }
+    // The header appears: the next parse finds it.
+    write_file(t.tree + "/include/linux/missing.h", "\n");
+    EXPECT_TRUE(t.parse().parsed);
 }
