@@ -11,16 +11,17 @@
 #   series/000N   the patches `ksweep series` writes for drivers/char/tpm (cover letter left
 #                 out); they redefine macros, so a file may be resolved before and after
 #   SERIES        a whole series as CI checks it, one input with every patch (the largest series
-#                 `ksweep series` writes for $SERIES_PATH: 15 patches of drivers/iio by default);
+#                 `ksweep series` writes for $SERIES_PATH: 15 patches of drivers/input by default);
 #                 its figures are per patch (the run's time divided by its patches)
 # Each patch is checked warm (ksweep's preambles kept in its cache from an earlier run: the
-# gate's normal state) and cold (a fresh cache each run: no preamble yet; the first check of a
-# file in a tree). The goal is 1.5 x checkpatch.pl per patch, warm; the summary says where
+# gate's normal state; its kept parse results are cleared before each run, since a new patch's
+# text is never among them) and cold (a fresh cache each run: no preamble yet; the first check
+# of a file in a tree). The goal is 1.5 x checkpatch.pl per patch, warm; the summary says where
 # ksweep's time goes. INSTRUCTIONS=1 adds callgrind's instruction counts of one run of each
 # (slow, but independent of what else runs on the machine).
 #
 # usage: bench/check_bench.sh KSWEEP_BINARY [RUNS]   (default 5 runs)
-#        Env: KSWEEP_TREE_6_1 (default from ~/.cache/ksweep/env), SERIES_PATH (drivers/iio),
+#        Env: KSWEEP_TREE_6_1 (default from ~/.cache/ksweep/env), SERIES_PATH (drivers/input),
 #        INSTRUCTIONS=1.
 set -euo pipefail
 
@@ -39,7 +40,7 @@ tpm=drivers/char/tpm
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-series_path=${SERIES_PATH:-drivers/iio}
+series_path=${SERIES_PATH:-drivers/input}
 # The warm runs' cache: the kernel sources' env and nothing else of ~/.cache/ksweep, so the
 # preambles there are the ones these runs made.
 mkdir -p "$work/cache"
@@ -101,7 +102,7 @@ command_of() { # command_of TOOL PATCH
     esac
 }
 run_tool() { # run_tool TOOL PATCH
-    rm -rf "$work/cold"
+    rm -rf "$work/cold" "$work/cache/parses"
     # shellcheck disable=SC2046
     time_ms $(command_of "$1" "$2")
 }
