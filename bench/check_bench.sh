@@ -159,6 +159,7 @@ if [ "${INSTRUCTIONS:-0}" = 1 ]; then
     # Instructions executed (callgrind, every child process counted): the machine's load does not
     # move them. One run each, ksweep warm.
     instructions() { # instructions TOOL PATCH
+        rm -rf "$work/cold" "$work/cache/parses"
         # shellcheck disable=SC2046
         valgrind --tool=callgrind --trace-children=yes --callgrind-out-file="$work/cg.%p" \
             $(command_of "$1" "$2") > /dev/null 2> "$work/cg.log" || true
@@ -168,10 +169,12 @@ if [ "${INSTRUCTIONS:-0}" = 1 ]; then
     echo "instructions (callgrind, millions; SERIES per patch):"
     for name in tis-helper SERIES; do
         k=$(instructions ksweep "$work/patches/$name.patch")
+        kc=$(instructions ksweep-cold "$work/patches/$name.patch")
         c=$(instructions checkpatch "$work/patches/$name.patch")
         n=1; [ "$name" = SERIES ] && n=$big_patches
-        awk -v name="$name" -v k="$k" -v c="$c" -v n="$n" 'BEGIN {
-            printf "  %-11s ksweep %8.0f   checkpatch %8.0f   ratio %.2f\n", name, k / n / 1e6, c / n / 1e6, k / c }'
+        awk -v name="$name" -v k="$k" -v kc="$kc" -v c="$c" -v n="$n" 'BEGIN {
+            printf "  %-11s ksweep warm %8.0f  cold %8.0f  checkpatch %8.0f  warm/checkpatch %.2f  cold/checkpatch %.2f\n",
+                name, k / n / 1e6, kc / n / 1e6, c / n / 1e6, k / c, kc / c }'
     done
 fi
 echo
