@@ -11,8 +11,9 @@
 #   series/000N   the patches `ksweep series` writes for drivers/char/tpm (cover letter left
 #                 out); they redefine macros, so a file may be resolved before and after
 #   SERIES        a whole series as CI checks it, one input with every patch (the largest series
-#                 `ksweep series` writes for $SERIES_PATH: 15 patches of drivers/input by default);
-#                 its figures are per patch (the run's time divided by its patches)
+#                 `ksweep series` writes for $SERIES_PATH: by default the input tree's 15 patches
+#                 of drivers/input and drivers/iio); its figures are per patch (the run's time
+#                 divided by its patches)
 # Each patch is checked warm (ksweep's preambles kept in its cache from an earlier run: the
 # gate's normal state; its kept parse results are cleared before each run, since a new patch's
 # text is never among them) and cold (a fresh cache each run: no preamble yet; the first check
@@ -21,7 +22,7 @@
 # (slow, but independent of what else runs on the machine).
 #
 # usage: bench/check_bench.sh KSWEEP_BINARY [RUNS]   (default 5 runs)
-#        Env: KSWEEP_TREE_6_1 (default from ~/.cache/ksweep/env), SERIES_PATH (drivers/input),
+#        Env: KSWEEP_TREE_6_1 (default from ~/.cache/ksweep/env), SERIES_PATH ("drivers/input drivers/iio"),
 #        INSTRUCTIONS=1.
 set -euo pipefail
 
@@ -40,7 +41,7 @@ tpm=drivers/char/tpm
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-series_path=${SERIES_PATH:-drivers/input}
+series_path=${SERIES_PATH:-drivers/input drivers/iio}
 # The warm runs' cache: the kernel sources' env and nothing else of ~/.cache/ksweep, so the
 # preambles there are the ones these runs made.
 mkdir -p "$work/cache"
@@ -73,7 +74,8 @@ for p in "$work"/series/*/000[1-9]*.patch; do
     cp "$p" "$work/patches/series-$(basename "$p" | cut -c1-4).patch"
 done
 # The largest series of $series_path, as one input: every patch of it, cover letter left out.
-"$ksweep" series --rule msleep_small -o "$work/big" "$tree" "$series_path" > "$work/big.log" 2>&1
+# shellcheck disable=SC2086 # several paths
+"$ksweep" series --rule msleep_small -o "$work/big" "$tree" $series_path > "$work/big.log" 2>&1
 big=$(for d in "$work"/big/*/; do echo "$(ls "$d"/000[1-9]*.patch 2>/dev/null | wc -l) $d"; done |
     sort -rn | head -1)
 big_patches=${big%% *}
