@@ -76,11 +76,11 @@ done
 # The largest series of $series_path, as one input: every patch of it, cover letter left out.
 # shellcheck disable=SC2086 # several paths
 "$ksweep" series --rule msleep_small -o "$work/big" "$tree" $series_path > "$work/big.log" 2>&1
-big=$(for d in "$work"/big/*/; do echo "$(ls "$d"/000[1-9]*.patch 2>/dev/null | wc -l) $d"; done |
-    sort -rn | head -1)
+patches_in() { ls "$1" | grep -E '^[0-9]{4}-.*\.patch$' | grep -v '^0000-' || true; }
+big=$(for d in "$work"/big/*/; do echo "$(patches_in "$d" | wc -l) $d"; done | sort -rn | head -1)
 big_patches=${big%% *}
 [ "${big_patches:-0}" -gt 0 ] || { echo "no series for $series_path" >&2; cat "$work/big.log" >&2; exit 1; }
-cat "${big#* }"/000[1-9]*.patch > "$work/patches/SERIES.patch"
+for p in $(patches_in "${big#* }"); do cat "${big#* }/$p"; done > "$work/patches/SERIES.patch"
 
 # Prints "WALL_MS CPU_MS" of "$@"; its output goes to $work/out, its status is ignored. On
 # the shared 2-core machines wall time follows the load; CPU time is the tool's own cost.
