@@ -46,7 +46,12 @@ std::optional<std::chrono::seconds> parse_age(const std::string& text) {
     const double n = std::strtod(text.c_str(), &end);
     if (end == text.c_str() || n < 0 || std::string(end).size() != 1)
         return std::nullopt;
-    const double unit = *end == 's' ? 1 : *end == 'm' ? 60 : *end == 'h' ? 3600 : *end == 'd' ? 86400 : *end == 'w' ? 604800 : 0;
+    const double unit = *end == 's'   ? 1
+                        : *end == 'm' ? 60
+                        : *end == 'h' ? 3600
+                        : *end == 'd' ? 86400
+                        : *end == 'w' ? 604800
+                                      : 0;
     if (unit == 0)
         return std::nullopt;
     return std::chrono::seconds(static_cast<long long>(std::llround(n * unit)));

@@ -28,17 +28,17 @@ struct Kind {
 };
 
 constexpr Kind kKinds[] = {
-    {"builds", "prepared build", ".ksweep-prepared"},      // kbuild/prepared_build.cpp
-    {"guest-kernels", "guest kernel", ".ksweep-guest-built"}, // guest/guest_build.cpp
-    {"parse-views", "parse view", ".ksweep-view"},         // kbuild/prepared_build.cpp
-    {"preambles", "preamble", ".ksweep-preamble"},         // rewrite/preamble_cache.cpp
-    {"parses", "parse results", "", true},                 // rewrite/parse_cache.cpp
+    {"builds", "prepared build", ".ksweep-prepared"},          // kbuild/prepared_build.cpp
+    {"guest-kernels", "guest kernel", ".ksweep-guest-built"},  // guest/guest_build.cpp
+    {"parse-views", "parse view", ".ksweep-view"},             // kbuild/prepared_build.cpp
+    {"preambles", "preamble", ".ksweep-preamble"},             // rewrite/preamble_cache.cpp
+    {"parses", "parse results", "", true},                     // rewrite/parse_cache.cpp
     {"validate-builds", "module build (L3)", ".ksweep-built"}, // kbuild/module_build.cpp
-    {"modules", "module build (guest)", ".ksweep-built"},  // kbuild/module_build.cpp
-    {"scratch", "scratch repository", ""},                 // git/repository.cpp
-    {"initramfs", "initramfs", ""},                        // guest/guest_initramfs.cpp
-    {"content", "content memo", ""},                       // git/tree_content.cpp
-    {"demo", "demo tree", ""},                             // cli/demo_command.cpp
+    {"modules", "module build (guest)", ".ksweep-built"},      // kbuild/module_build.cpp
+    {"scratch", "scratch repository", ""},                     // git/repository.cpp
+    {"initramfs", "initramfs", ""},                            // guest/guest_initramfs.cpp
+    {"content", "content memo", ""},                           // git/tree_content.cpp
+    {"demo", "demo tree", ""},                                 // cli/demo_command.cpp
 };
 
 std::uintmax_t disk_bytes(const fs::path& path) {
@@ -176,7 +176,8 @@ std::vector<CacheItem> list_cache(const std::string& cache_dir) {
         }
         for (const auto& e : fs::directory_iterator(root / kind.dir, ec)) {
             const std::string name = e.path().filename().string();
-            if (name.ends_with(".lock") || name.ends_with(".tmp") || name.find(".tmp") != std::string::npos)
+            if (name.ends_with(".lock") || name.ends_with(".tmp") ||
+                name.find(".tmp") != std::string::npos)
                 continue;
             items.push_back(item_for(kind, e.path()));
         }
@@ -248,9 +249,9 @@ PruneResult prune_cache(const std::string& cache_dir, const PruneRequest& reques
         FileLock lock(repo->path.string() + ".lock", /*wait=*/false);
         if (!lock.held())
             continue;
-        CommandResult repack = run_command(
-            {"git", "--git-dir=" + repo->path.string(), "repack", "-a", "-d", "-q"}, "",
-            std::chrono::seconds(1800));
+        CommandResult repack =
+            run_command({"git", "--git-dir=" + repo->path.string(), "repack", "-a", "-d", "-q"}, "",
+                        std::chrono::seconds(1800));
         if (repack.status != 0) {
             result.skipped.push_back(repo->path.string() + ": git repack failed: " + repack.output);
             continue;

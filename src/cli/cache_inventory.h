@@ -19,8 +19,8 @@ struct CacheItem {
     std::string version;        // "6.12.118"
     std::string config;         // what its .config came from
     std::optional<int> hz;
-    std::string note;           // "incomplete: an interrupted run", "2 branches, 1 base"
-    std::uintmax_t bytes = 0;   // on disk
+    std::string note;         // "incomplete: an interrupted run", "2 branches, 1 base"
+    std::uintmax_t bytes = 0; // on disk
     std::filesystem::file_time_type last_used;
     bool prunable = true; // false: setup.sh's kernel sources and env
 };

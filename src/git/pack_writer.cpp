@@ -3,9 +3,9 @@
 #include "core/sha256.h"
 #include "git/git_handle.h"
 
+#include <filesystem>
 #include <git2/sys/mempack.h>
 #include <git2/sys/odb_backend.h>
-#include <filesystem>
 #include <set>
 #include <vector>
 #include <zlib.h>
@@ -194,10 +194,10 @@ void PackedWrites::write_objects(git_odb* odb, const std::vector<git_oid>& ids) 
         git_odb_object* raw_object = nullptr;
         check(git_odb_read(&raw_object, odb, &id), "git_odb_read");
         GitPtr<git_odb_object, git_odb_object_free> object(raw_object);
-        pack.add(pack_entry(git_odb_object_type(object.get()),
-                            std::string_view(static_cast<const char*>(
-                                                 git_odb_object_data(object.get())),
-                                             git_odb_object_size(object.get()))));
+        pack.add(
+            pack_entry(git_odb_object_type(object.get()),
+                       std::string_view(static_cast<const char*>(git_odb_object_data(object.get())),
+                                        git_odb_object_size(object.get()))));
     }
     pack.commit();
 }

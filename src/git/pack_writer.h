@@ -5,10 +5,9 @@
 // repository once it is complete.
 #pragma once
 
-#include <git2.h>
-
 #include <cstddef>
 #include <filesystem>
+#include <git2.h>
 #include <memory>
 #include <string>
 #include <string_view>

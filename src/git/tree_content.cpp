@@ -143,7 +143,8 @@ std::vector<TreeFile> ids_of(const std::string& root, std::vector<DiskFile> file
     for (size_t i = 0; i < files.size(); ++i) {
         out[i].path = files[i].rel;
         out[i].mode = *mode_of(files[i].st);
-        if (const MemoEntry* e = memo.find(files[i].rel, stamp_of(files[i].st)); e && e->mode == out[i].mode)
+        if (const MemoEntry* e = memo.find(files[i].rel, stamp_of(files[i].st));
+            e && e->mode == out[i].mode)
             out[i].id = e->id;
         else
             unknown.push_back(i);
@@ -162,13 +163,12 @@ std::vector<TreeFile> ids_of(const std::string& root, std::vector<DiskFile> file
         } else {
             ok[i] = 0;
         }
-        ok[i] = ok[i] && git_odb_hash(&out[i].id, content.data(), content.size(),
-                                      GIT_OBJECT_BLOB) == 0;
+        ok[i] =
+            ok[i] && git_odb_hash(&out[i].id, content.data(), content.size(), GIT_OBJECT_BLOB) == 0;
     });
-    const long long now =
-        std::chrono::duration_cast<std::chrono::nanoseconds>(
-            std::chrono::system_clock::now().time_since_epoch())
-            .count();
+    const long long now = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                              std::chrono::system_clock::now().time_since_epoch())
+                              .count();
     for (size_t i : unknown) {
         if (!ok[i])
             throw std::runtime_error("cannot read " + root + "/" + files[i].rel);
@@ -216,7 +216,7 @@ void walk(const std::string& root, const std::string& rel, const FileSelection& 
             continue;
         DiskFile f{path, {}};
         if (lstat((root + "/" + path).c_str(), &f.st) != 0)
-            continue; // gone since readdir
+            continue;                // gone since readdir
         if (S_ISDIR(f.st.st_mode)) { // DT_UNKNOWN file systems
             if (may_hold(s, path + "/"))
                 walk(root, path + "/", s, out);
@@ -330,7 +330,8 @@ TreeContent git_content(git_repository* repo, const std::string& tree, const std
 bool FileSelection::wants(std::string_view rel) const {
     if (all)
         return true;
-    if (std::any_of(dirs.begin(), dirs.end(), [&](const std::string& d) { return rel.starts_with(d); }))
+    if (std::any_of(dirs.begin(), dirs.end(),
+                    [&](const std::string& d) { return rel.starts_with(d); }))
         return true;
     if (!named)
         return false;

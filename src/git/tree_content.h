@@ -11,9 +11,8 @@
 // memoised: its timestamps cannot yet tell the next change from this one.
 #pragma once
 
-#include <git2.h>
-
 #include <functional>
+#include <git2.h>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,7 +23,7 @@ namespace ksweep::git {
 // files whose name `named` accepts.
 struct FileSelection {
     bool all = false;
-    std::vector<std::string> dirs;                     // "include/", "arch/x86/": ending in '/'
+    std::vector<std::string> dirs;                    // "include/", "arch/x86/": ending in '/'
     std::function<bool(std::string_view name)> named; // may be empty
 
     bool wants(std::string_view rel_path) const;

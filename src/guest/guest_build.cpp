@@ -6,9 +6,9 @@
 #include "core/file_io.h"
 #include "core/sha256.h"
 #include "guest/guest_kernel.h"
+#include "kbuild/build_source.h"
 #include "kbuild/kbuild_make.h"
 #include "kbuild/kernel_tree.h"
-#include "kbuild/build_source.h"
 #include "kbuild/tree_fingerprint.h"
 
 #include <chrono>

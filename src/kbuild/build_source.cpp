@@ -76,7 +76,8 @@ void adopt_build_dir(const fs::path& build_dir, const std::string& tree_arg) {
         if (!(out << std::flush))
             throw std::runtime_error("cannot write " + tmp.string());
     });
-    replace(build_dir / "source", [&](const fs::path& tmp) { fs::create_directory_symlink(tree, tmp); });
+    replace(build_dir / "source",
+            [&](const fs::path& tmp) { fs::create_directory_symlink(tree, tmp); });
 }
 
 } // namespace ksweep::kbuild

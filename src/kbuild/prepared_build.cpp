@@ -77,7 +77,8 @@ std::string make_parse_view(const std::string& build_dir, const std::string& sou
     key_hash.update("ksweep parse view v2\n" + build_dir + "\n" + through.string() + "\n");
     std::string key = to_hex(key_hash.finish()).substr(0, 16);
     CacheEntry entry = make_cache_entry(
-        cache_root / "parse-views", key, ".ksweep-view", build_dir + "\n", [&](const fs::path& view) {
+        cache_root / "parse-views", key, ".ksweep-view", build_dir + "\n",
+        [&](const fs::path& view) {
             std::vector<fs::path> dirs{"include"};
             for (const auto& arch : fs::directory_iterator(fs::path(build_dir) / "arch", ec))
                 dirs.push_back(fs::path("arch") / arch.path().filename() / "include");

@@ -65,7 +65,8 @@ std::optional<std::string> verify_fix(const Rule& rule, const ScanOptions& optio
         const CompileFlags flags(tree, scan.build_dir);
         const SemanticScan after_parse = parse(rule, flags, tree, fix.file, fix.fixed, scan);
         if (!after_parse.parsed) {
-            const SemanticScan before_parse = parse(rule, flags, tree, fix.file, fix.original, scan);
+            const SemanticScan before_parse =
+                parse(rule, flags, tree, fix.file, fix.original, scan);
             if (before_parse.parsed)
                 return "the fixed file no longer parses: " + after_parse.error;
         }

@@ -115,8 +115,8 @@ std::string preamble_cache_dir() {
 
 PreambleUse use_preamble(clang::CompilerInvocation& invocation, const llvm::MemoryBuffer& main,
                          llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> vfs,
-                         std::shared_ptr<clang::PCHContainerOperations> pch,
-                         const std::string& dir, const std::string& arguments) {
+                         std::shared_ptr<clang::PCHContainerOperations> pch, const std::string& dir,
+                         const std::string& arguments) {
     PreambleUse use;
     const clang::PreambleBounds bounds =
         clang::ComputePreambleBounds(*invocation.getLangOpts(), main.getMemBufferRef(), 0);

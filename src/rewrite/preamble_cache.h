@@ -12,8 +12,8 @@
 #pragma once
 
 #include <clang/Frontend/CompilerInvocation.h>
-#include <filesystem>
 #include <clang/Serialization/PCHContainerOperations.h>
+#include <filesystem>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/VirtualFileSystem.h>
 #include <memory>
@@ -37,7 +37,7 @@ struct PreambleUse {
 // compiler arguments the invocation was made from (part of the key).
 PreambleUse use_preamble(clang::CompilerInvocation& invocation, const llvm::MemoryBuffer& main,
                          llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> vfs,
-                         std::shared_ptr<clang::PCHContainerOperations> pch,
-                         const std::string& dir, const std::string& arguments);
+                         std::shared_ptr<clang::PCHContainerOperations> pch, const std::string& dir,
+                         const std::string& arguments);
 
 } // namespace ksweep

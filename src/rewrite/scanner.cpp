@@ -130,9 +130,10 @@ SemanticRequest semantic_request(const ScanContext& c, const std::string& rel_pa
 // (outside a #define) is in a branch the configuration does not take.
 void merge(LexicalSite& site, const SemanticScan& semantic) {
     Finding& f = site.finding;
-    auto seen = std::find_if(semantic.sites.begin(), semantic.sites.end(), [&](const SemanticSite& s) {
-        return s.call_begin == f.call_begin && s.through == f.through;
-    });
+    auto seen =
+        std::find_if(semantic.sites.begin(), semantic.sites.end(), [&](const SemanticSite& s) {
+            return s.call_begin == f.call_begin && s.through == f.through;
+        });
     if (seen == semantic.sites.end()) {
         if (!f.in_macro_body && !f.inactive) {
             f.inactive = true;
@@ -272,8 +273,8 @@ FileOutcome scan_file(const ScanContext& c, const std::string& rel_path,
             for (LexicalScan& scan : lexical)
                 for (auto& site : scan.sites)
                     if (site.needs_semantic)
-                        site.finding.note = "semantic parse failed (" + semantic.error + "); " +
-                                            site.finding.note;
+                        site.finding.note =
+                            "semantic parse failed (" + semantic.error + "); " + site.finding.note;
         }
     }
     for (size_t i = 0; i < c.rules.size(); ++i)

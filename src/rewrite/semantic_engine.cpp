@@ -275,9 +275,10 @@ class ScanTool : public clang::tooling::FrontendActionFactory {
         if (!request_.preamble_dir.empty()) {
             auto main = llvm::MemoryBuffer::getMemBuffer(*request_.content, request_.abs_path,
                                                          /*RequiresNullTerminator=*/false);
-            const PreambleUse use =
-                use_preamble(*invocation, *main, llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem>(&files->getVirtualFileSystem()), pch,
-                             request_.preamble_dir, arguments_);
+            const PreambleUse use = use_preamble(
+                *invocation, *main,
+                llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem>(&files->getVirtualFileSystem()),
+                pch, request_.preamble_dir, arguments_);
             out_.preamble_reused = use.used && !use.made_now;
             if (use.used)
                 for (std::string& header : input_file_paths(use.headers))

@@ -61,7 +61,7 @@ struct SemanticScan {
     bool parsed = false;
     bool preamble_reused = false; // the headers came from a precompiled preamble
     bool from_cache = false;      // kept from an earlier parse of the same inputs, not parsed
-    std::string error; // first error when the parse failed
+    std::string error;            // first error when the parse failed
     std::vector<SemanticSite> sites;
     std::vector<SemanticExpansion> expansions; // with SemanticRequest::expansions, by use
 };

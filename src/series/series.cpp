@@ -3,8 +3,8 @@
 #include "core/cache_dir.h"
 #include "core/sha256.h"
 #include "git/git_handle.h"
-#include "git/repository.h"
 #include "git/pack_writer.h"
+#include "git/repository.h"
 #include "git/scratch_prune.h"
 #include "series/cover_letter.h"
 #include "series/mail.h"
@@ -15,8 +15,8 @@
 #include "series/report.h"
 #include "series/sweep_plan.h"
 
-#include <ctime>
 #include <chrono>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <map>

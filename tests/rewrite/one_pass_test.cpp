@@ -40,7 +40,8 @@ struct TwoShapes {
                           "  - {call: schedule_timeout, unit: ms, sleep: msleep, fix: never,\n"
                           "     why: \"a test rule\"}\n");
         rules.push_back(load_rule(plain));
-        rules.push_back(load_rule(std::string(KSWEEP_SOURCE_DIR) + "/rules/short_jiffy_sleeps.yaml"));
+        rules.push_back(
+            load_rule(std::string(KSWEEP_SOURCE_DIR) + "/rules/short_jiffy_sleeps.yaml"));
     }
 
     ScanResult scan(const std::vector<Rule>& with) const {

@@ -52,9 +52,9 @@ struct PreambleTree {
         r.tree = tree;
         r.abs_path = tree + "/drivers/foo/foo.c";
         r.content = &content;
-        r.args = {"-nostdinc",      "-I" + tree + "/drivers/foo", "-I" + tree + "/include",
-                  "-include",       tree + "/include/linux/forced.h",
-                  "-ferror-limit=1", "-Wno-everything"};
+        r.args = {"-nostdinc",      "-I" + tree + "/drivers/foo",     "-I" + tree + "/include",
+                  "-include",       tree + "/include/linux/forced.h", "-ferror-limit=1",
+                  "-Wno-everything"};
         r.preamble_dir = preambles;
         look_for(r, ksweep::testing::msleep_rule());
         // What the lexical engine tells it: the calls whose argument is one name.

@@ -216,7 +216,8 @@ TEST_F(ScratchPruneTest, KeyedByContentAndWrittenAsPacks) {
     EXPECT_EQ(loose_objects(r.repository), 0u);
     EXPECT_EQ(packs(r.repository), 2u); // the base, then the run's commits
     const std::string gd = "git --git-dir=" + quote(r.repository) + " ";
-    EXPECT_EQ(run(gd + "fsck --strict --no-dangling").status, 0) << run(gd + "fsck --strict").output;
+    EXPECT_EQ(run(gd + "fsck --strict --no-dangling").status, 0)
+        << run(gd + "fsck --strict").output;
     EXPECT_EQ(run(gd + "show " + r.series[0].base + ":drivers/misc/foo.c").output,
               foo_fix().files[0].original);
     EXPECT_EQ(run(gd + "show " + r.series[0].branch + ":drivers/misc/foo.c").output,
