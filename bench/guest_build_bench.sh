@@ -10,6 +10,8 @@
 #   WORK=DIR   a cache of its own (default: a temporary one): nothing of ~/.cache/ksweep is used
 #              but its env file, so the build is cold. CCACHE_DISABLE=1 makes it cold for ccache
 #              too (ksweep builds guests through ccache when it is installed).
+#   WARM_ONLY=1 one warm pass on ksweep's own cache (the smoke test: the guest that tree's tests
+#              built, or one built now), no cold build.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -23,14 +25,21 @@ hz=${HZ:-250}
 
 work=${WORK:-$(mktemp -d)}; mkdir -p "$work"
 [ -n "${WORK:-}" ] || trap 'rm -rf "$work"' EXIT
-cp "$cache/env" "$work/env"
+passes="cold warm"
+guest_cache=$work
+if [ "${WARM_ONLY:-0}" = 1 ]; then
+    passes=warm
+    guest_cache=$cache
+else
+    cp "$cache/env" "$work/env"
+fi
 
 echo "date $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 if [ -n "${CCACHE_DISABLE:-}" ]; then ccache=disabled; else ccache="on if installed"; fi
 echo "tree $tree, HZ=$hz, ccache $ccache"
-for pass in cold warm; do
+for pass in $passes; do
     start=$(date +%s.%N)
-    KSWEEP_CACHE=$work /usr/bin/time -f '%U %S' -o "$work/cpu.$pass" \
+    KSWEEP_CACHE=$guest_cache /usr/bin/time -f '%U %S' -o "$work/cpu.$pass" \
         "$ksweep" guest --tree "$tree" --guest-hz "$hz" -n 10 >"$work/guest.$pass" 2>"$work/err.$pass" ||
         { cat "$work/err.$pass" "$work/guest.$pass" >&2; exit 1; }
     end=$(date +%s.%N)

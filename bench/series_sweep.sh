@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `ksweep series` over a whole tree (or PATHs of it): wall time and peak memory
-# (/usr/bin/time -v), series, patches, sites and what was left alone (from index.json), and what
-# the run added to the scratch repository (git count-objects, branches).
+# (/usr/bin/time -v), where the time went (ksweep's per-stage line: scan, fix, repository,
+# commits and mails, packing), series, patches, sites and what was left alone (from index.json),
+# and the scratch repository after the run (git count-objects: loose objects, packs; branches).
 #
 # usage: bench/series_sweep.sh KSWEEP_BINARY OUT_DIR [PATH...]
 #        Env: KSWEEP_TREE_6_1 (default from ~/.cache/ksweep/env), JOBS (2).
@@ -29,15 +30,18 @@ scratch_state() { # objects, KiB, branches of the tree's scratch repository (if 
     local repo
     repo=$(grep -o '/[^ ]*/scratch/[^ ]*' "$log" 2>/dev/null | head -1 || true)
     [ -n "$repo" ] || return 0
-    git --git-dir="$repo" count-objects -v | awk '/^count:/ {c=$2} /^size:/ {s=$2} END {printf "%s objects, %s KiB loose", c, s}'
-    printf ', %s branches\n' "$(git --git-dir="$repo" branch | wc -l)"
+    git --git-dir="$repo" count-objects -v | awk '/^count:/ {c=$2} /^size:/ {s=$2}
+        /^packs:/ {p=$2} /^size-pack:/ {sp=$2}
+        END {printf "%s loose objects (%s KiB), %s packs (%.1f MiB)", c, s, p, sp / 1024}'
+    printf ', %s branches, %s on disk (%s)\n' "$(git --git-dir="$repo" branch | wc -l)" \
+        "$(du -sh "$repo" | cut -f1)" "$repo"
 }
 
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 /usr/bin/time -v "$ksweep" series -j "${JOBS:-2}" --signoff 'Bench <bench@example.org>' \
     -o "$out" "$KSWEEP_TREE_6_1" "$@" > "$log" 2> "$log.err" || { cat "$log.err" >&2; exit 1; }
 echo "load after:  $(cut -d' ' -f1-3 /proc/loadavg)"
-grep -E 'Elapsed|Maximum resident|User time|System time' "$log.err"
+grep -E 'Elapsed|Maximum resident|User time|System time|ksweep series: time:' "$log.err"
 grep -m1 '"totals"' "$out/index.json"
 echo "scratch repository after the run: $(scratch_state)"
 rm -f "$log.err"

@@ -11,6 +11,7 @@ int check_command(int argc, char** argv);
 int series_command(int argc, char** argv);
 int validate_command(int argc, char** argv);
 int demo_command(int argc, char** argv);
+int cache_command(int argc, char** argv);
 int devices_command(int argc, char** argv);
 
 } // namespace ksweep::cli

@@ -22,6 +22,8 @@ constexpr Subcommand kSubcommands[] = {
     {"series", ksweep::cli::series_command, "commit the fix on a new branch, write a patch series"},
     {"validate", ksweep::cli::validate_command, "prove a series: git am, checkpatch, builds, QEMU"},
     {"demo", ksweep::cli::demo_command, "the whole job on Debian's 6.1 tpm drivers, end to end"},
+    {"cache", ksweep::cli::cache_command,
+     "list ksweep's cache (builds, guests, repositories), prune it"},
 };
 
 void print_usage(FILE* out) {

@@ -14,6 +14,7 @@
 #include "rewrite/sleep_eval.h"
 #include "series/series.h"
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -212,6 +213,11 @@ int series_command(int argc, char** argv) {
         scan.jobs = jobs;
         // A live line on a terminal; plain lines in a log, where a whole-tree run is watched.
         const auto mode = isatty(STDERR_FILENO) ? Progress::Mode::Live : Progress::Mode::Lines;
+        // Where each sweep's time goes, one line on stderr at its end.
+        using Clock = std::chrono::steady_clock;
+        const auto since = [](Clock::time_point t) {
+            return std::chrono::duration<double>(Clock::now() - t).count();
+        };
 
         series::SeriesOptions options;
         options.tree = scan.tree;
@@ -240,21 +246,25 @@ int series_command(int argc, char** argv) {
         std::vector<series::SeriesResult> results;
         for (size_t r = 0; r < rules.size(); ++r) {
             const Rule& rule = rules[r];
+            const std::string named = rules.size() > 1 ? rule.name + ": " : "";
             Progress progress("scanning (" + rule.name + ")", mode);
             scan.progress = [&](size_t done, size_t total) { progress.update(done, total); };
+            const auto started = Clock::now();
             ScanResult found = scan_tree(rule, scan);
             progress.finish();
+            const double scan_seconds = since(started);
+            const auto fixing = Clock::now();
             FixResult fix = plan_fixes(rule, scan, found);
+            const double fix_seconds = since(fixing);
             leave_taken_files(fix, taken);
             for (const auto& f : fix.files)
                 taken.emplace(f.file, rule.name);
             for (const auto& s : fix.skipped)
-                std::fprintf(stderr, "ksweep series: %sleft alone: %s:%u: %s\n",
-                             rules.size() > 1 ? (rule.name + ": ").c_str() : "",
+                std::fprintf(stderr, "ksweep series: %sleft alone: %s:%u: %s\n", named.c_str(),
                              s.finding.file.c_str(), s.finding.line, s.reason.c_str());
             if (fix.files.empty()) {
                 std::printf("%sNothing to fix under the given paths: no series written.\n",
-                            rules.size() > 1 ? (rule.name + ": ").c_str() : "");
+                            named.c_str());
                 continue;
             }
             options.out_dir = out_dir.empty() || r == 0 ? out_dir : out_dir + "/" + rule.name;
@@ -262,8 +272,16 @@ int series_command(int argc, char** argv) {
             options.progress = [&](size_t done, size_t total, const std::string& series) {
                 writing.update(done, total, series);
             };
+            const auto writing_started = Clock::now();
             series::SeriesResult result = series::write_series(rule, fix, options);
             writing.finish();
+            const double write_seconds = since(writing_started);
+            std::fprintf(stderr,
+                         "ksweep series: time: %sscan %.1f s, fix %.1f s, repository %.1f s, "
+                         "commits and mails %.1f s, packing %.1f s; %.1f s in all\n",
+                         named.c_str(), scan_seconds, fix_seconds, result.repository_seconds,
+                         write_seconds - result.repository_seconds - result.pack_seconds,
+                         result.pack_seconds, since(started));
             for (const auto& note : result.prefix_notes)
                 std::fprintf(stderr, "ksweep series: %s\n", note.c_str());
             if (rules.size() > 1)

@@ -23,8 +23,12 @@ CacheEntry make_cache_entry(const fs::path& root, const std::string& key, const 
     // Held while checking and making: a second run waits, then finds the entry complete.
     FileLock lock((root / (key + ".lock")).string());
     CacheEntry entry{root / key, false};
-    if (cache_entry_complete(entry.dir, marker))
+    if (cache_entry_complete(entry.dir, marker)) {
+        // The marker's time is when the entry was last used: `ksweep cache` lists and prunes by it.
+        std::error_code ignored;
+        fs::last_write_time(entry.dir / marker, fs::file_time_type::clock::now(), ignored);
         return entry;
+    }
 
     fs::remove_all(entry.dir, ec); // a failed or interrupted earlier attempt
     fs::create_directories(entry.dir, ec);

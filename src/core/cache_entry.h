@@ -2,7 +2,8 @@
 // a directory <root>/<key>, made under an exclusive lock (<root>/<key>.lock, beside it) and
 // trusted only once its marker file exists. The marker is written last, so an attempt that
 // failed, threw, or was interrupted (Ctrl-C, kill) leaves a directory without one, which the next
-// caller removes and makes again instead of trusting.
+// caller removes and makes again instead of trusting. The marker's modification time is when the
+// entry was last used (`ksweep cache` lists and prunes by it).
 #pragma once
 
 #include <filesystem>

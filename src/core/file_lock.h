@@ -9,15 +9,18 @@ namespace ksweep {
 
 class FileLock {
   public:
-    // Blocks until the lock is ours; throws std::runtime_error naming the file when it cannot
-    // be created or locked.
-    explicit FileLock(const std::string& path);
+    // Blocks until the lock is ours (with `wait` false, returns at once: held() says whether
+    // it is); throws std::runtime_error naming the file when it cannot be created or locked.
+    explicit FileLock(const std::string& path, bool wait = true);
     ~FileLock();
     FileLock(const FileLock&) = delete;
     FileLock& operator=(const FileLock&) = delete;
 
+    bool held() const { return held_; }
+
   private:
     int fd_;
+    bool held_ = false;
 };
 
 } // namespace ksweep

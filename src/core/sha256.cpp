@@ -1,36 +1,53 @@
 #include "core/sha256.h"
 
+#include <algorithm>
 #include <openssl/evp.h>
 #include <stdexcept>
 
 namespace ksweep {
 
-struct Sha256::Context {
+struct Digest::Context {
     EVP_MD_CTX* md = EVP_MD_CTX_new();
 };
 
-Sha256::Sha256() : context_(new Context) {
-    if (!context_->md || EVP_DigestInit_ex(context_->md, EVP_sha256(), nullptr) != 1)
-        throw std::runtime_error("OpenSSL: cannot initialise SHA-256");
+Digest::Digest(const std::string& name) : context_(new Context) {
+    const EVP_MD* md = EVP_get_digestbyname(name.c_str());
+    if (!md) {
+        EVP_MD_CTX_free(context_->md);
+        delete context_;
+        throw std::invalid_argument("OpenSSL has no digest '" + name + "'");
+    }
+    if (!context_->md || EVP_DigestInit_ex(context_->md, md, nullptr) != 1) {
+        EVP_MD_CTX_free(context_->md);
+        delete context_;
+        throw std::runtime_error("OpenSSL: cannot initialise " + name);
+    }
 }
 
-Sha256::~Sha256() {
+Digest::~Digest() {
     EVP_MD_CTX_free(context_->md);
     delete context_;
 }
 
-void Sha256::update(std::string_view bytes) {
+void Digest::update(std::string_view bytes) {
     EVP_DigestUpdate(context_->md, bytes.data(), bytes.size());
 }
 
+Bytes Digest::finish() {
+    Bytes out(static_cast<size_t>(EVP_MD_CTX_get_size(context_->md)));
+    unsigned int size = 0;
+    EVP_DigestFinal_ex(context_->md, out.data(), &size);
+    return out;
+}
+
 void Sha256::update(const Sha256Digest& digest) {
-    EVP_DigestUpdate(context_->md, digest.data(), digest.size());
+    Digest::update(std::string_view(reinterpret_cast<const char*>(digest.data()), digest.size()));
 }
 
 Sha256Digest Sha256::finish() {
+    Bytes bytes = Digest::finish();
     Sha256Digest out{};
-    unsigned int size = 0;
-    EVP_DigestFinal_ex(context_->md, out.data(), &size);
+    std::copy(bytes.begin(), bytes.end(), out.begin());
     return out;
 }
 

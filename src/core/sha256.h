@@ -13,27 +13,35 @@
 namespace ksweep {
 
 using Sha256Digest = std::array<std::uint8_t, 32>;
+using Bytes = std::vector<std::uint8_t>;
 
-// Incremental hashing, for cache keys built from many files.
-class Sha256 {
+// Incremental hashing with the algorithm OpenSSL calls `name` ("sha1", "sha256"); throws
+// std::invalid_argument for a name it does not know.
+class Digest {
   public:
-    Sha256();
-    ~Sha256();
-    Sha256(const Sha256&) = delete;
-    Sha256& operator=(const Sha256&) = delete;
+    explicit Digest(const std::string& name);
+    ~Digest();
+    Digest(const Digest&) = delete;
+    Digest& operator=(const Digest&) = delete;
 
     void update(std::string_view bytes);
-    void update(const Sha256Digest& digest);
-    Sha256Digest finish();
+    Bytes finish();
 
   private:
     struct Context;
     Context* context_;
 };
 
-Sha256Digest sha256(std::string_view bytes);
+// SHA-256, for cache keys built from many files.
+class Sha256 : private Digest {
+  public:
+    Sha256() : Digest("sha256") {}
+    using Digest::update;
+    void update(const Sha256Digest& digest);
+    Sha256Digest finish();
+};
 
-using Bytes = std::vector<std::uint8_t>;
+Sha256Digest sha256(std::string_view bytes);
 
 // `bytes` hashed with the algorithm OpenSSL calls `name` ("sha1", "sha256"); throws
 // std::invalid_argument for a name it does not know.

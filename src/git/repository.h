@@ -4,8 +4,9 @@
 // index or work-tree file is written. A tree that is not in a repository gets a scratch bare
 // repository in a cache directory, whose base commit is the tree exactly as it is on disk (read
 // file by file: Debian's linux-source tree has a .gitignore that ignores everything, so git add
-// semantics would lose it). The base is cached, keyed by the tree's path and a fingerprint of
-// every file's path, size, mode and mtime.
+// semantics would lose it). The repository is keyed by the tree's content (tree_content.h:
+// every file's path, mode and blob id, memoised), never its path: every copy of the same files
+// shares it, and a changed tree gets another. Its objects are written as packs (pack_writer.h).
 #pragma once
 
 #include "git/git_handle.h"

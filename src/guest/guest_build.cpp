@@ -8,6 +8,7 @@
 #include "guest/guest_benchmark.h"
 #include "guest/guest_fragment.h"
 #include "guest/guest_kernel.h"
+#include "kbuild/build_source.h"
 #include "kbuild/kbuild_make.h"
 #include "kbuild/kernel_tree.h"
 #include "kbuild/tree_fingerprint.h"
@@ -67,17 +68,18 @@ GuestBuild build_guest_kernel(const GuestBuildRequest& request) {
             request.on_progress(what);
     };
 
+    const fs::path cache_root = request.cache_dir.empty() ? cache_dir() : request.cache_dir;
     Sha256 key_hash;
     key_hash.update("ksweep guest kernel v1\n");
-    key_hash.update(kbuild::tree_fingerprint(tree) + "\n");
+    key_hash.update(kbuild::tree_fingerprint(tree, cache_root.string()).key + "\n");
     key_hash.update(kbuild::compiler_identity() + "\n");
     key_hash.update(*fragment + "\nHZ=" + std::to_string(request.hz) + "\n");
-    // Not the tree's directory name: a copy with the same prepare inputs (the demo's hard-linked
-    // tree, a checkout of the same commit) has the same fingerprint and shares the build.
+    // By content, not the tree's path or name: a copy with the same prepare inputs (the demo's
+    // hard-linked tree, a worktree or clone of the same commit) shares the build.
     const std::string key = "linux-" + kbuild::to_string(*version) + "-hz" +
                             std::to_string(request.hz) + "-" +
                             to_hex(key_hash.finish()).substr(0, 16);
-    const fs::path root = fs::path(cache) / "guest-kernels";
+    const fs::path root = cache_root / "guest-kernels";
 
     auto start = std::chrono::steady_clock::now();
     auto make = [&](const fs::path& dir) {
@@ -114,6 +116,7 @@ GuestBuild build_guest_kernel(const GuestBuildRequest& request) {
     } catch (const std::runtime_error& e) {
         throw GuestBuildError(e.what());
     }
+    kbuild::adopt_build_dir(entry.dir, tree); // the drivers' module builds read this tree
     GuestBuild build = describe_build(entry.dir);
     build.made_now = entry.made_now;
     if (entry.made_now) {

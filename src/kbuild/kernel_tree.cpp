@@ -24,11 +24,13 @@ std::optional<std::string> assignment(const std::string& text, const std::string
 
 std::optional<KernelVersion> read_kernel_version(const std::string& tree) {
     auto text = read_file(fs::path(tree) / "Makefile");
-    if (!text)
-        return std::nullopt;
-    auto major = assignment(*text, "VERSION");
-    auto minor = assignment(*text, "PATCHLEVEL");
-    auto sub = assignment(*text, "SUBLEVEL");
+    return text ? kernel_version_in(*text) : std::nullopt;
+}
+
+std::optional<KernelVersion> kernel_version_in(const std::string& makefile) {
+    auto major = assignment(makefile, "VERSION");
+    auto minor = assignment(makefile, "PATCHLEVEL");
+    auto sub = assignment(makefile, "SUBLEVEL");
     if (!major || !minor || major->empty() || minor->empty())
         return std::nullopt;
     KernelVersion v;

@@ -11,6 +11,8 @@ namespace ksweep::kbuild {
 
 // VERSION/PATCHLEVEL/SUBLEVEL from the tree's top Makefile; nullopt if it is not a kernel tree.
 std::optional<KernelVersion> read_kernel_version(const std::string& tree);
+// The same from a top Makefile's text (a blob in a repository, say).
+std::optional<KernelVersion> kernel_version_in(const std::string& makefile);
 
 // CONFIG_HZ from <build_dir>/.config (or include/config/auto.conf); nullopt when absent.
 std::optional<int> read_config_hz(const std::string& build_dir);

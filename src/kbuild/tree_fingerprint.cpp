@@ -1,61 +1,28 @@
 #include "kbuild/tree_fingerprint.h"
 
+#include "core/cache_dir.h"
 #include "core/process.h"
-#include "core/sha256.h"
-
-#include <algorithm>
-#include <filesystem>
-#include <stdexcept>
-#include <vector>
-
-namespace fs = std::filesystem;
+#include "git/tree_content.h"
 
 namespace ksweep::kbuild {
 
 namespace {
 
-bool is_build_file(const std::string& name) {
-    return name.rfind("Kconfig", 0) == 0 || name.rfind("Makefile", 0) == 0 ||
-           name.rfind("Kbuild", 0) == 0;
+bool is_build_file(std::string_view name) {
+    return name.starts_with("Kconfig") || name.starts_with("Makefile") ||
+           name.starts_with("Kbuild");
 }
 
 } // namespace
 
-std::string tree_fingerprint(const std::string& tree, const std::string& arch) {
-    const std::vector<std::string> whole_dirs{"scripts/", "include/", "tools/",
-                                              "arch/" + arch + "/"};
-    std::vector<std::string> entries;
-    std::error_code ec;
-    fs::recursive_directory_iterator it(tree, fs::directory_options::none, ec), end;
-    if (ec)
-        throw std::runtime_error("cannot read tree " + tree + ": " + ec.message());
-    for (; it != end; it.increment(ec)) {
-        if (ec)
-            throw std::runtime_error("cannot read tree " + tree + ": " + ec.message());
-        const fs::path& path = it->path();
-        std::string name = path.filename().string();
-        if (it->is_directory(ec)) {
-            if (name == ".git")
-                it.disable_recursion_pending();
-            continue;
-        }
-        std::string rel = path.lexically_relative(tree).generic_string();
-        bool wanted = is_build_file(name) ||
-                      std::any_of(whole_dirs.begin(), whole_dirs.end(), [&](const auto& dir) {
-                          return rel.compare(0, dir.size(), dir) == 0;
-                      });
-        if (!wanted || !it->is_regular_file(ec))
-            continue;
-        auto size = it->file_size(ec);
-        auto mtime = it->last_write_time(ec).time_since_epoch().count();
-        entries.push_back(rel + " " + std::to_string(size) + " " + std::to_string(mtime) + "\n");
-    }
-    std::sort(entries.begin(), entries.end());
-    Sha256 hash;
-    hash.update("ksweep tree fingerprint v1\n");
-    for (const auto& entry : entries)
-        hash.update(entry);
-    return to_hex(hash.finish());
+TreeFingerprint tree_fingerprint(const std::string& tree, const std::string& cache_dir_arg,
+                                 const std::string& arch) {
+    git::FileSelection prepare_inputs;
+    prepare_inputs.dirs = {"scripts/", "include/", "tools/", "arch/" + arch + "/"};
+    prepare_inputs.named = is_build_file;
+    const git::TreeContent content = git::tree_content(
+        tree, prepare_inputs, cache_dir_arg.empty() ? cache_dir() : cache_dir_arg);
+    return {git::content_key(content, "ksweep tree fingerprint v2 arch=" + arch), content.how};
 }
 
 std::string compiler_identity() {

@@ -22,8 +22,11 @@ size_t actionable_sites(const Rule& rule, const std::vector<Finding>& findings,
 
 // A full parse of `content` as the file at `rel_path` (no function body skipped).
 SemanticScan parse(const Rule& rule, const CompileFlags& flags, const std::string& tree,
-                   const std::string& rel_path, const std::string& content) {
+                   const std::string& rel_path, const std::string& content,
+                   const ScanResult& scan) {
     SemanticRequest request;
+    request.preamble_dir = scan.preamble_dir; // as the scan kept them
+    request.result_dir = scan.parse_dir;
     request.tree = tree;
     request.abs_path = tree + "/" + rel_path;
     request.content = &content;
@@ -60,9 +63,10 @@ std::optional<std::string> verify_fix(const Rule& rule, const ScanOptions& optio
     if (options.semantic) {
         const std::string tree = fs::absolute(options.tree).lexically_normal().string();
         const CompileFlags flags(tree, scan.build_dir);
-        const SemanticScan after_parse = parse(rule, flags, tree, fix.file, fix.fixed);
+        const SemanticScan after_parse = parse(rule, flags, tree, fix.file, fix.fixed, scan);
         if (!after_parse.parsed) {
-            const SemanticScan before_parse = parse(rule, flags, tree, fix.file, fix.original);
+            const SemanticScan before_parse =
+                parse(rule, flags, tree, fix.file, fix.original, scan);
             if (before_parse.parsed)
                 return "the fixed file no longer parses: " + after_parse.error;
         }

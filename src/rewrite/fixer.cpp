@@ -84,6 +84,8 @@ void fix_and_verify(const std::vector<Rule>& rules, const ScanOptions& options,
         before.kernel = scan.kernel;
         before.extra_jiffy = scan.extra_jiffy;
         before.build_dir = scan.build_dir;
+        before.preamble_dir = scan.preamble_dir;
+        before.parse_dir = scan.parse_dir;
         before.findings = merged.fixed == *text
                               ? work.findings
                               : scan_buffer(rule, options, work.path, merged.fixed).findings;
@@ -207,8 +209,12 @@ FixResult plan_fixes(const std::vector<Rule>& rules, const ScanOptions& options,
     for (auto& [path, w] : by_file)
         work.push_back(&w);
 
+    // The re-scans keep preambles when the scan did (scanner.h: not for a large part of the tree).
+    ScanOptions rescan = options;
+    rescan.preambles = !scan.preamble_dir.empty();
+    rescan.cache_parses = !scan.parse_dir.empty();
     parallel_for(work.size(), options.jobs,
-                 [&](size_t i) { fix_and_verify(rules, options, scan, *work[i]); });
+                 [&](size_t i) { fix_and_verify(rules, rescan, scan, *work[i]); });
 
     FixResult result;
     for (FileWork* w : work) {

@@ -12,6 +12,8 @@
 #include "rewrite/compile_flags.h"
 #include "rewrite/lexical_scanner.h"
 #include "rewrite/lexical_tokens.h"
+#include "rewrite/parse_cache.h"
+#include "rewrite/preamble_cache.h"
 #include "rewrite/semantic_engine.h"
 
 #include <algorithm>
@@ -19,9 +21,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <set>
 #include <stdexcept>
-#include <tuple>
 
 namespace fs = std::filesystem;
 
@@ -43,10 +43,13 @@ bool tree_extra_jiffy(const std::string& tree, KernelVersion kernel) {
     return it->second.value_or(msleep_extra_jiffy(kernel));
 }
 
+// Scans of more files than this keep no preambles (see scan_tree).
+constexpr size_t kPreambleFilesAtMost = 2000;
+
 // What every file of one scan shares.
 struct ScanContext {
-    const Rule& rule;
-    std::string tree; // absolute, no trailing '/'
+    std::vector<const Rule*> rules; // each file is read, lexed and parsed once for all of them
+    std::string tree;               // absolute, no trailing '/'
     std::string build_dir;
     int hz = 250;
     KernelVersion kernel;
@@ -54,12 +57,13 @@ struct ScanContext {
     bool semantic = true;
     bool macro_uses = false;
     std::vector<std::string> other_sleeps;
+    std::string preamble_dir;
+    std::string parse_dir;
     std::shared_ptr<const CompileFlags> flags; // shared by the worker threads, read-only
 
-    explicit ScanContext(const Rule& r) : rule(r) {}
-
-    static ScanContext make(const Rule& rule, const ScanOptions& options) {
-        ScanContext c(rule);
+    static ScanContext make(std::vector<const Rule*> rules, const ScanOptions& options) {
+        ScanContext c;
+        c.rules = std::move(rules);
         c.tree = fs::absolute(options.tree).lexically_normal().string();
         if (c.tree.size() > 1 && c.tree.back() == '/')
             c.tree.pop_back();
@@ -74,6 +78,8 @@ struct ScanContext {
         c.semantic = options.semantic;
         c.macro_uses = options.macro_uses;
         c.other_sleeps = options.other_sleeps;
+        c.preamble_dir = options.preambles ? preamble_cache_dir() : std::string();
+        c.parse_dir = options.cache_parses ? parse_cache_dir() : std::string();
         if (c.semantic)
             c.flags = std::make_shared<const CompileFlags>(c.tree, c.build_dir);
         return c;
@@ -85,6 +91,8 @@ struct ScanContext {
         r.kernel = kernel;
         r.extra_jiffy = extra_jiffy;
         r.build_dir = semantic ? build_dir : std::string();
+        r.preamble_dir = semantic ? preamble_dir : std::string();
+        r.parse_dir = semantic ? parse_dir : std::string();
         return r;
     }
 };
@@ -98,26 +106,30 @@ struct FileOutcome {
     bool semantic_failed = false;
 };
 
-// The sleep model and the rule's threshold, once the value is known.
-void judge(Finding& f, const ScanContext& c) {
-    judge_finding(f, c.rule, c.hz, c.extra_jiffy);
-}
-
+// One parse for every rule: their call forms together, and the lexical knowledge of all.
 SemanticRequest semantic_request(const ScanContext& c, const std::string& rel_path,
-                                 const std::string& content, const LexicalScan& lexical) {
+                                 const std::string& content,
+                                 const std::vector<LexicalScan>& lexical) {
     SemanticRequest r;
     r.abs_path = c.tree + "/" + rel_path;
     r.tree = c.tree;
     r.content = &content;
     r.args = c.flags->for_file(rel_path);
-    look_for(r, c.rule);
+    r.preamble_dir = c.preamble_dir;
+    r.result_dir = c.parse_dir;
+    for (const Rule* rule : c.rules)
+        look_for(r, *rule);
+    // Every function body is parsed for the other sleeps (those without a rule's call too).
     r.expansions = c.macro_uses || !c.other_sleeps.empty();
     r.other_sleeps = c.other_sleeps;
-    r.blocks = lexical.top_level_blocks;
-    for (const auto& site : lexical.sites) {
-        r.call_offsets.push_back(site.finding.call_begin);
-        if (!site.single_name.empty())
-            r.single_names.emplace_back(site.finding.call_begin, site.single_name);
+    for (const LexicalScan& scan : lexical) {
+        if (r.blocks.empty())
+            r.blocks = scan.top_level_blocks; // the same for every rule that lexed the file
+        for (const auto& site : scan.sites) {
+            r.call_offsets.push_back(site.finding.call_begin);
+            if (!site.single_name.empty())
+                r.single_names.emplace_back(site.finding.call_begin, site.single_name);
+        }
     }
     return r;
 }
@@ -126,8 +138,10 @@ SemanticRequest semantic_request(const ScanContext& c, const std::string& rel_pa
 // (outside a #define) is in a branch the configuration does not take.
 void merge(LexicalSite& site, const SemanticScan& semantic) {
     Finding& f = site.finding;
-    auto seen = std::find_if(semantic.sites.begin(), semantic.sites.end(),
-                             [&](const SemanticSite& s) { return s.call_begin == f.call_begin; });
+    auto seen =
+        std::find_if(semantic.sites.begin(), semantic.sites.end(), [&](const SemanticSite& s) {
+            return s.call_begin == f.call_begin && s.through == f.through;
+        });
     if (seen == semantic.sites.end()) {
         if (!f.in_macro_body && !f.inactive) {
             f.inactive = true;
@@ -195,7 +209,7 @@ UseText use_text(const std::string& content, unsigned begin) {
     return use;
 }
 
-// One finding per expansion, at the use of the macro in this file.
+// One finding per expansion of one of the rule's calls, at the use of the macro in this file.
 std::vector<Finding> macro_use_findings(const Rule& rule, const std::string& rel_path,
                                         const std::string& content,
                                         const std::vector<SemanticExpansion>& expansions) {
@@ -204,6 +218,9 @@ std::vector<Finding> macro_use_findings(const Rule& rule, const std::string& rel
         return out;
     const LineTable lines(content);
     for (const SemanticExpansion& e : expansions) {
+        const CallForm* form = rule.form_for(e.callee, e.through);
+        if (!form)
+            continue; // another rule's call
         const UseText use = use_text(content, e.use_begin);
         Finding f;
         f.file = rel_path;
@@ -213,8 +230,7 @@ std::vector<Finding> macro_use_findings(const Rule& rule, const std::string& rel
         f.rule = rule.name;
         f.callee = e.callee;
         f.through = e.through;
-        if (const CallForm* form = rule.form_for(e.callee, e.through))
-            f.unit = form->unit;
+        f.unit = form->unit;
         f.call = content.substr(e.use_begin, use.end - e.use_begin);
         f.argument = content.substr(use.arg_begin, use.arg_end - use.arg_begin);
         f.value = e.value;
@@ -232,13 +248,15 @@ std::vector<Finding> macro_use_findings(const Rule& rule, const std::string& rel
     return out;
 }
 
-// The loop around each call, from the semantic engine's sites; without one, why not.
+// The loop around each call, from the semantic engine's site of that call and form; without
+// one, why not.
 void attach_loops(LexicalScan& lexical, const SemanticScan& semantic) {
     for (auto& site : lexical.sites) {
         Finding& f = site.finding;
         auto seen =
-            std::find_if(semantic.sites.begin(), semantic.sites.end(),
-                         [&](const SemanticSite& s) { return s.call_begin == f.call_begin; });
+            std::find_if(semantic.sites.begin(), semantic.sites.end(), [&](const SemanticSite& s) {
+                return s.call_begin == f.call_begin && s.through == f.through;
+            });
         if (seen != semantic.sites.end()) {
             f.loop = seen->loop;
         } else {
@@ -256,28 +274,42 @@ void loops_unknown(LexicalScan& lexical, const std::string& why) {
     }
 }
 
+// Every rule on one file: read once, lexed once per rule, parsed at most once for all.
 FileOutcome scan_file(const ScanContext& c, const std::string& rel_path,
                       const std::string& content) {
     FileOutcome out;
-    LexicalScan lexical = lexical_scan(c.rule, rel_path, content);
-    // Every call's loop comes from the AST: a file with calls is parsed for them.
-    const bool loops = !lexical.sites.empty();
+    std::vector<LexicalScan> lexical;
+    bool needs_semantic = false;
+    bool calls = false;
+    for (const Rule* rule : c.rules) {
+        lexical.push_back(lexical_scan(*rule, rel_path, content));
+        needs_semantic |= lexical.back().needs_semantic();
+        calls |= !lexical.back().sites.empty();
+    }
     if (!c.semantic)
-        loops_unknown(lexical, "not analysed: the semantic engine is off (--lexical-only)");
-    if (c.semantic &&
-        (lexical.needs_semantic() || c.macro_uses || loops || !c.other_sleeps.empty())) {
+        for (LexicalScan& scan : lexical)
+            loops_unknown(scan, "not analysed: the semantic engine is off (--lexical-only)");
+    // Every call's loop comes from the AST: a file with calls is parsed for them.
+    if (c.semantic && (needs_semantic || c.macro_uses || calls || !c.other_sleeps.empty())) {
         SemanticScan semantic = semantic_scan(semantic_request(c, rel_path, content, lexical));
         if (semantic.parsed) {
             out.semantic_parsed = true;
-            // A parse made only for the macro uses or the loops leaves the calls as a scan
-            // without them resolves them: the same file gives the same findings either way.
-            if (lexical.needs_semantic())
-                for (auto& site : lexical.sites)
-                    merge(site, semantic);
-            attach_loops(lexical, semantic);
-            out.macro_uses =
-                c.macro_uses ? macro_use_findings(c.rule, rel_path, content, semantic.expansions)
-                             : std::vector<Finding>{};
+            for (size_t i = 0; i < c.rules.size(); ++i) {
+                // A parse made only for the macro uses, the loops or another rule leaves the
+                // calls as a scan without it resolves them: the same file gives the same
+                // findings.
+                if (lexical[i].needs_semantic())
+                    for (auto& site : lexical[i].sites)
+                        merge(site, semantic);
+                attach_loops(lexical[i], semantic);
+                if (!c.macro_uses)
+                    continue; // expansions asked for the other sleeps' sake only
+                for (Finding& f :
+                     macro_use_findings(*c.rules[i], rel_path, content, semantic.expansions)) {
+                    judge_finding(f, *c.rules[i], c.hz, c.extra_jiffy);
+                    out.macro_uses.push_back(std::move(f));
+                }
+            }
             out.other_sleeps = std::move(semantic.other_sleeps);
             for (OtherSleep& o : out.other_sleeps)
                 o.file = rel_path;
@@ -286,23 +318,27 @@ FileOutcome scan_file(const ScanContext& c, const std::string& rel_path,
             // Notes reach mails and reports: the tree's paths in them relative to it.
             const std::string error = shareable_text(semantic.error, c.tree);
             out.error = rel_path + ": semantic parse failed, lexical results kept: " + error;
-            for (auto& site : lexical.sites)
-                if (site.needs_semantic)
-                    site.finding.note =
-                        "semantic parse failed (" + error + "); " + site.finding.note;
-            loops_unknown(lexical, "not analysed: the semantic parse failed (" + error + ")");
+            for (LexicalScan& scan : lexical) {
+                for (auto& site : scan.sites)
+                    if (site.needs_semantic)
+                        site.finding.note =
+                            "semantic parse failed (" + error + "); " + site.finding.note;
+                loops_unknown(scan, "not analysed: the semantic parse failed (" + error + ")");
+            }
         }
     }
-    for (auto& site : lexical.sites) {
-        // Only the semantic engine could have folded it, and it did not.
-        site.finding.unevaluated =
-            site.needs_semantic && !site.finding.value && site.finding.engine == Engine::Lexical;
-        out.findings.push_back(std::move(site.finding));
-    }
-    for (auto& f : out.findings)
-        judge(f, c);
-    for (auto& f : out.macro_uses)
-        judge(f, c);
+    for (size_t i = 0; i < c.rules.size(); ++i)
+        for (auto& site : lexical[i].sites) {
+            // Only the semantic engine could have folded it, and it did not.
+            site.finding.unevaluated = site.needs_semantic && !site.finding.value &&
+                                       site.finding.engine == Engine::Lexical;
+            judge_finding(site.finding, *c.rules[i], c.hz, c.extra_jiffy);
+            out.findings.push_back(std::move(site.finding));
+        }
+    // In file order, each place's findings in the order of the rules.
+    auto by_place = [](const Finding& a, const Finding& b) { return a.call_begin < b.call_begin; };
+    std::stable_sort(out.findings.begin(), out.findings.end(), by_place);
+    std::stable_sort(out.macro_uses.begin(), out.macro_uses.end(), by_place);
     return out;
 }
 
@@ -384,7 +420,9 @@ void judge_finding(Finding& f, const Rule& rule, int hz, bool extra_jiffy) {
             f.loop.budget_ms_by_hz.emplace_back(at, static_cast<double>(*f.loop.tries) * ms);
 }
 
-ScanResult scan_tree(const Rule& rule, const ScanOptions& options) {
+ScanResult scan_tree(const std::vector<Rule>& rules, const ScanOptions& options) {
+    if (rules.empty())
+        throw std::runtime_error("no rule to scan with");
     fs::path tree = fs::path(options.tree).lexically_normal();
     std::error_code ec;
     if (!fs::is_directory(tree, ec))
@@ -392,8 +430,15 @@ ScanResult scan_tree(const Rule& rule, const ScanOptions& options) {
     if (!read_kernel_version(tree.string()))
         throw std::runtime_error(options.tree +
                                  ": not a kernel tree (no VERSION/PATCHLEVEL in its Makefile)");
-    ScanContext context = ScanContext::make(rule, options);
+    std::vector<const Rule*> all;
+    for (const Rule& rule : rules)
+        all.push_back(&rule);
+    ScanContext context = ScanContext::make(std::move(all), options);
     std::vector<std::string> files = files_to_scan(tree, options.paths);
+    // A preamble pays when its file is parsed again (check, fix, scan of a driver); a run over
+    // a large part of the tree parses each file once, and would fill the cache with them.
+    if (files.size() > kPreambleFilesAtMost)
+        context.preamble_dir.clear();
 
     std::vector<FileOutcome> outcomes(files.size());
     std::mutex progress_mutex;
@@ -416,32 +461,13 @@ ScanResult scan_tree(const Rule& rule, const ScanOptions& options) {
     return result;
 }
 
-ScanResult scan_tree(const std::vector<Rule>& rules, const ScanOptions& options) {
-    if (rules.empty())
-        throw std::runtime_error("no rule to scan with");
-    ScanResult merged = scan_tree(rules.front(), options);
-    std::set<std::string> errors(merged.errors.begin(), merged.errors.end());
-    for (size_t i = 1; i < rules.size(); ++i) {
-        ScanResult r = scan_tree(rules[i], options);
-        merged.findings.insert(merged.findings.end(), r.findings.begin(), r.findings.end());
-        merged.macro_uses.insert(merged.macro_uses.end(), r.macro_uses.begin(), r.macro_uses.end());
-        merged.files_semantic = std::max(merged.files_semantic, r.files_semantic);
-        merged.files_fallback = std::max(merged.files_fallback, r.files_fallback);
-        for (std::string& e : r.errors)
-            if (errors.insert(e).second)
-                merged.errors.push_back(std::move(e));
-    }
-    auto by_place = [](const Finding& a, const Finding& b) {
-        return std::tie(a.file, a.call_begin) < std::tie(b.file, b.call_begin);
-    };
-    std::stable_sort(merged.findings.begin(), merged.findings.end(), by_place);
-    std::stable_sort(merged.macro_uses.begin(), merged.macro_uses.end(), by_place);
-    return merged;
+ScanResult scan_tree(const Rule& rule, const ScanOptions& options) {
+    return scan_tree(std::vector<Rule>{rule}, options);
 }
 
 ScanResult scan_buffer(const Rule& rule, const ScanOptions& options, const std::string& rel_path,
                        const std::string& content) {
-    ScanContext context = ScanContext::make(rule, options);
+    ScanContext context = ScanContext::make({&rule}, options);
     ScanResult result = context.empty_result();
     add_outcome(result, scan_file(context, fs::path(rel_path).lexically_normal().generic_string(),
                                   content));

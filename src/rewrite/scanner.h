@@ -3,7 +3,8 @@
 // Contract shared by scan, fix, check and series. The lexical engine (clang's raw lexer:
 // literals, same-file #defines) runs on every file; the semantic engine (LibTooling, full
 // preprocessing, Expr::EvaluateAsInt) runs where the lexical one could not resolve a site or
-// where asked, with flags from compile_commands.json or synthesized from a build directory.
+// where asked, with flags from compile_commands.json or synthesized from a build directory, on
+// a precompiled preamble of the file's headers once it has one.
 #pragma once
 
 #include "core/finding.h"
@@ -33,6 +34,12 @@ struct ScanOptions {
     // around it (ScanResult::other_sleeps): check compares a loop's budget before and after a
     // patch. Parses the files semantically, every function body.
     std::vector<std::string> other_sleeps;
+    // Keep each parsed file's header prefix as a precompiled preamble in the cache, so the next
+    // parse of the file reads only the file itself (rewrite/preamble_cache.h).
+    bool preambles = true;
+    // Keep each parse's results in the cache, so the next scan of the same file with the same
+    // headers parses nothing (rewrite/parse_cache.h).
+    bool cache_parses = true;
 };
 
 struct ScanResult {
@@ -46,6 +53,8 @@ struct ScanResult {
     KernelVersion kernel;
     bool extra_jiffy = true;         // the tree's msleep() adds the historical extra jiffy
     std::string build_dir;           // what the semantic engine used ("" if none)
+    std::string preamble_dir;        // where it kept preambles ("" none): re-parses do the same
+    std::string parse_dir;           // where it kept parse results ("" none): likewise
     std::vector<std::string> errors; // "file: reason" for files that could not be read/parsed
     size_t files_scanned = 0;
     size_t files_semantic = 0; // files the semantic engine parsed
@@ -56,13 +65,12 @@ struct ScanResult {
 // predicted_sleep_ms at `hz`, predicted_by_hz, actionable.
 void judge_finding(Finding& f, const Rule& rule, int hz, bool extra_jiffy);
 
-// Scans the tree (or the paths in it). Throws std::runtime_error on unusable input (no such
-// tree); per-file problems go to ScanResult::errors.
-ScanResult scan_tree(const Rule& rule, const ScanOptions& options);
-
-// Each rule's scan of the same tree, their findings merged in file order (each names its
-// rule); counts and errors once per file.
+// Scans the tree (or the paths in it) for every rule in one pass: each file is read once, lexed
+// once per rule and parsed at most once for all of them; the findings in file order, each
+// naming its rule, counts and errors once per file. Throws std::runtime_error on unusable input
+// (no such tree); per-file problems go to ScanResult::errors.
 ScanResult scan_tree(const std::vector<Rule>& rules, const ScanOptions& options);
+ScanResult scan_tree(const Rule& rule, const ScanOptions& options);
 
 // Scans one file's text as if it were at `rel_path` inside options.tree (headers resolve
 // against the tree and build dir). Used by fix (re-scan after edits) and check (patched text).

@@ -1,8 +1,11 @@
 #include "rewrite/semantic_engine.h"
 
 #include "rewrite/first_error.h"
+#include "rewrite/input_files.h"
 #include "rewrite/int_eval.h"
 #include "rewrite/loop_analysis.h"
+#include "rewrite/parse_cache.h"
+#include "rewrite/preamble_cache.h"
 
 #include <algorithm>
 #include <clang/AST/ASTConsumer.h>
@@ -29,7 +32,7 @@ using namespace clang::ast_matchers;
 
 // One use of a macro, then where each call it expands to is spelled (file, offset): a use may
 // expand to several calls.
-using ExpansionKey = std::tuple<unsigned, std::string, unsigned>;
+using ExpansionKey = std::tuple<unsigned, std::string, unsigned, std::string>;
 
 class ScanConsumer : public clang::ASTConsumer {
   public:
@@ -67,9 +70,10 @@ class ScanConsumer : public clang::ASTConsumer {
             callExpr(callee(functionDecl(hasAnyName(llvm::ArrayRef<llvm::StringRef>(others)))))
                 .bind("call")));
         const auto& sm = ctx.getSourceManager();
-        std::map<unsigned, SemanticSite> sites;
+        std::map<std::pair<unsigned, std::string>, SemanticSite> sites;
         std::map<ExpansionKey, SemanticExpansion> expansions;
-        for (clang::Decl* d : ctx.getTranslationUnitDecl()->decls()) {
+        // This file's own declarations: those of a precompiled preamble are not loaded.
+        for (clang::Decl* d : ctx.getTranslationUnitDecl()->noload_decls()) {
             if (!sm.isInMainFile(sm.getExpansionLoc(d->getBeginLoc())))
                 continue;
             const auto* fd = llvm::dyn_cast<clang::FunctionDecl>(d);
@@ -109,30 +113,36 @@ class ScanConsumer : public clang::ASTConsumer {
     }
 
     void record(const clang::CallExpr& call, const clang::FunctionDecl* function,
-                clang::ASTContext& ctx, std::map<unsigned, SemanticSite>& sites) {
+                clang::ASTContext& ctx,
+                std::map<std::pair<unsigned, std::string>, SemanticSite>& sites) {
         const auto& sm = ctx.getSourceManager();
         clang::SourceLocation spelling = sm.getSpellingLoc(call.getBeginLoc());
         if (sm.getFileID(spelling) != sm.getMainFileID() || call.getNumArgs() < 1)
             return; // spelled in a header's macro: that header is scanned on its own
-        const clang::Expr* arg = value_argument(call);
-        if (!arg)
+        const auto arguments = value_arguments(call);
+        if (arguments.empty())
             return;
-        SemanticSite site;
-        site.call_begin = sm.getFileOffset(spelling);
-        site.function = function ? function->getNameAsString() : "";
-        site.value = fold_int(arg, ctx);
-        name_constant(site, arg, call.getBeginLoc());
+        LoopInfo loop;
         if (function)
-            site.loop = analyse_loop(call, *function, ctx);
+            loop = analyse_loop(call, *function, ctx);
         else
-            site.loop.ends_by = LoopEnd::None;
+            loop.ends_by = LoopEnd::None;
+        for (const auto& [through, arg] : arguments) {
+            SemanticSite site;
+            site.call_begin = sm.getFileOffset(spelling);
+            site.through = through;
+            site.function = function ? function->getNameAsString() : "";
+            site.value = fold_int(arg, ctx);
+            name_constant(site, arg, call.getBeginLoc());
+            site.loop = loop;
 
-        auto [it, inserted] = sites.emplace(site.call_begin, site);
-        if (inserted)
-            return;
-        if (it->second.value != site.value)
-            it->second.conflicting = true; // one #define body, expansions that differ
-        it->second.loop = tighter_loop(it->second.loop, site.loop);
+            auto [it, inserted] = sites.emplace(std::make_pair(site.call_begin, through), site);
+            if (inserted)
+                continue;
+            if (it->second.value != site.value)
+                it->second.conflicting = true; // one #define body, expansions that differ
+            it->second.loop = tighter_loop(it->second.loop, site.loop);
+        }
     }
 
     // A sleep that is not the rule's, written in this file, with its loop.
@@ -157,23 +167,25 @@ class ScanConsumer : public clang::ASTConsumer {
                          std::make_pair(callee, through)) != request_.forms.end();
     }
 
-    // The expression the rule's value is: the argument, or ARG in callee(through(ARG)). Null
-    // when the call has none of the rule's shapes (schedule_timeout(HZ / 10)).
-    const clang::Expr* value_argument(const clang::CallExpr& call,
-                                      std::string* through = nullptr) const {
+    // The expressions the rules' values are, with the conversion of each form: ARG in
+    // callee(through(ARG)), and the whole argument for a form callee(ARG). Several rules may
+    // look at one call in both shapes. Empty when the call has none of their shapes
+    // (schedule_timeout(HZ / 10)).
+    std::vector<std::pair<std::string, const clang::Expr*>>
+    value_arguments(const clang::CallExpr& call) const {
+        std::vector<std::pair<std::string, const clang::Expr*>> out;
         const clang::FunctionDecl* callee = call.getDirectCallee();
         if (!callee || call.getNumArgs() < 1)
-            return nullptr;
+            return out;
         const std::string name = callee->getNameAsString();
         const clang::Expr* arg = call.getArg(0);
         if (const auto* inner = llvm::dyn_cast<clang::CallExpr>(arg->IgnoreParenImpCasts()))
             if (const clang::FunctionDecl* via = inner->getDirectCallee();
-                via && inner->getNumArgs() == 1 && has_form(name, via->getNameAsString())) {
-                if (through)
-                    *through = via->getNameAsString();
-                return inner->getArg(0);
-            }
-        return has_form(name, "") ? arg : nullptr;
+                via && inner->getNumArgs() == 1 && has_form(name, via->getNameAsString()))
+                out.emplace_back(via->getNameAsString(), inner->getArg(0));
+        if (has_form(name, ""))
+            out.emplace_back("", arg);
+        return out;
     }
 
     // A call whose callee comes from a macro's body rather than from text written here (or
@@ -188,21 +200,19 @@ class ScanConsumer : public clang::ASTConsumer {
         const clang::SourceLocation spelling = sm.getSpellingLoc(begin);
         if (written == spelling || !sm.isInMainFile(written))
             return; // written where it is used (a macro argument), or used in a header
-        std::string through;
-        const clang::Expr* arg = value_argument(call, &through);
-        if (!arg)
-            return;
-        SemanticExpansion e;
-        e.through = through;
-        e.use_begin = sm.getFileOffset(written);
-        e.callee = call.getDirectCallee() ? call.getDirectCallee()->getNameAsString() : "";
-        e.value = fold_int(arg, ctx);
-        e.spelled_at = where(spelling);
-        e.function = function;
-        const auto [file, offset] = sm.getDecomposedLoc(spelling);
-        const auto* entry = sm.getFileEntryForID(file);
-        ExpansionKey key{e.use_begin, entry ? entry->getName().str() : "", offset};
-        out.emplace(std::move(key), std::move(e));
+        for (const auto& [through, arg] : value_arguments(call)) {
+            SemanticExpansion e;
+            e.through = through;
+            e.use_begin = sm.getFileOffset(written);
+            e.callee = call.getDirectCallee() ? call.getDirectCallee()->getNameAsString() : "";
+            e.value = fold_int(arg, ctx);
+            e.spelled_at = where(spelling);
+            e.function = function;
+            const auto [file, offset] = sm.getDecomposedLoc(spelling);
+            const auto* entry = sm.getFileEntryForID(file);
+            ExpansionKey key{e.use_begin, entry ? entry->getName().str() : "", offset, through};
+            out.emplace(std::move(key), std::move(e));
+        }
     }
 
     // For a one-name argument: is it a macro (which one, where) or an enumerator?
@@ -234,29 +244,87 @@ class ScanConsumer : public clang::ASTConsumer {
 
 class ScanAction : public clang::ASTFrontendAction {
   public:
-    ScanAction(const SemanticRequest& request, SemanticScan& out) : request_(request), out_(out) {}
+    ScanAction(const SemanticRequest& request, SemanticScan& out, std::vector<std::string>& inputs)
+        : request_(request), out_(out), inputs_(inputs) {}
 
     std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance& ci,
                                                           llvm::StringRef) override {
-        ci.getFrontendOpts().SkipFunctionBodies = true; // ScanConsumer picks which to keep
         return std::make_unique<ScanConsumer>(ci, request_, out_);
+    }
+
+    // The files the parse read (the file itself aside: its text is part of every key).
+    void EndSourceFileAction() override {
+        const clang::SourceManager& sm = getCompilerInstance().getSourceManager();
+        for (auto it = sm.fileinfo_begin(); it != sm.fileinfo_end(); ++it)
+            if (it->first && it->first->getName() != request_.abs_path)
+                inputs_.push_back(it->first->getName().str());
     }
 
   private:
     const SemanticRequest& request_;
     SemanticScan& out_;
+    std::vector<std::string>& inputs_;
+};
+
+// The parse of one file: on its precompiled preamble when the request keeps them.
+class ScanTool : public clang::tooling::FrontendActionFactory {
+  public:
+    ScanTool(const SemanticRequest& request, SemanticScan& out, std::string arguments)
+        : request_(request), out_(out), arguments_(std::move(arguments)) {}
+
+    std::unique_ptr<clang::FrontendAction> create() override {
+        return std::make_unique<ScanAction>(request_, out_, inputs_);
+    }
+
+    // Every file the parse read, the preamble's headers included.
+    const std::vector<std::string>& inputs() const { return inputs_; }
+
+    bool runInvocation(std::shared_ptr<clang::CompilerInvocation> invocation,
+                       clang::FileManager* files,
+                       std::shared_ptr<clang::PCHContainerOperations> pch,
+                       clang::DiagnosticConsumer* diagnostics) override {
+        // ScanConsumer picks which bodies to keep; the preamble keeps none of its headers'.
+        invocation->getFrontendOpts().SkipFunctionBodies = true;
+        if (!request_.preamble_dir.empty()) {
+            auto main = llvm::MemoryBuffer::getMemBuffer(*request_.content, request_.abs_path,
+                                                         /*RequiresNullTerminator=*/false);
+            const PreambleUse use = use_preamble(
+                *invocation, *main,
+                llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem>(&files->getVirtualFileSystem()),
+                pch, request_.preamble_dir, arguments_);
+            out_.preamble_reused = use.used && !use.made_now;
+            if (use.used)
+                for (std::string& header : input_file_paths(use.headers))
+                    inputs_.push_back(std::move(header));
+        }
+        return FrontendActionFactory::runInvocation(std::move(invocation), files, std::move(pch),
+                                                    diagnostics);
+    }
+
+  private:
+    const SemanticRequest& request_;
+    SemanticScan& out_;
+    std::string arguments_;
+    std::vector<std::string> inputs_;
 };
 
 } // namespace
 
 void look_for(SemanticRequest& request, const Rule& rule) {
-    request.functions = rule.functions;
-    request.forms.clear();
+    for (const std::string& function : rule.functions)
+        if (std::find(request.functions.begin(), request.functions.end(), function) ==
+            request.functions.end())
+            request.functions.push_back(function);
     for (const CallForm& form : rule.calls)
-        request.forms.emplace_back(form.callee, form.through);
+        if (std::find(request.forms.begin(), request.forms.end(),
+                      std::make_pair(form.callee, form.through)) == request.forms.end())
+            request.forms.emplace_back(form.callee, form.through);
 }
 
 SemanticScan semantic_scan(const SemanticRequest& request) {
+    if (auto kept = cached_parse(request))
+        return *kept;
+    const long long started = now_ns();
     SemanticScan out;
     // The file's text comes from memory (scan_buffer passes edited text); its headers from disk.
     auto overlay =
@@ -270,8 +338,12 @@ SemanticScan semantic_scan(const SemanticRequest& request) {
     std::vector<std::string> command{"clang", "-fsyntax-only"};
     command.insert(command.end(), request.args.begin(), request.args.end());
     command.push_back(request.abs_path);
-    clang::tooling::ToolInvocation invocation(command, std::make_unique<ScanAction>(request, out),
-                                              files.get());
+    std::string arguments;
+    for (const std::string& a : command)
+        arguments += a + '\n';
+    ScanTool tool(request, out, std::move(arguments));
+    clang::tooling::ToolInvocation invocation(command, &tool, files.get(),
+                                              std::make_shared<clang::PCHContainerOperations>());
     FirstError diagnostics;
     invocation.setDiagnosticConsumer(&diagnostics);
     bool ok = invocation.run();
@@ -280,6 +352,7 @@ SemanticScan semantic_scan(const SemanticRequest& request) {
         out.error = diagnostics.message.empty() ? "the parse failed" : diagnostics.message;
         out.sites.clear();
     }
+    keep_parse(request, out, tool.inputs(), started);
     return out;
 }
 

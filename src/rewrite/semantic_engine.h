@@ -35,10 +35,15 @@ struct SemanticRequest {
     // (SemanticScan::other_sleeps): check compares a loop's sleep before and after a patch.
     // Only in function bodies that are parsed (all of them with `expansions`).
     std::vector<std::string> other_sleeps;
+    // Where precompiled preambles are kept (preamble_cache.h); "" parses the whole file.
+    std::string preamble_dir;
+    // Where results are kept (parse_cache.h); "" parses every time.
+    std::string result_dir;
 };
 
 struct SemanticSite {
     unsigned call_begin = 0; // byte offset of the callee's spelling in the file
+    std::string through;     // the form's conversion call, "" for callee(ARG)
     std::optional<long long> value;
     enum class Name { None, Macro, Enum } name_kind = Name::None;
     std::string defined_at;   // "file:line" of the macro or enumerator
@@ -70,13 +75,15 @@ struct SemanticExpansion {
 
 struct SemanticScan {
     bool parsed = false;
-    std::string error; // first error when the parse failed
+    bool preamble_reused = false; // the headers came from a precompiled preamble
+    bool from_cache = false;      // kept from an earlier parse of the same inputs, not parsed
+    std::string error;            // first error when the parse failed
     std::vector<SemanticSite> sites;
     std::vector<SemanticExpansion> expansions; // with SemanticRequest::expansions, by use
     std::vector<OtherSleep> other_sleeps;      // with SemanticRequest::other_sleeps
 };
 
-// Fills the request's callees and forms from the rule.
+// Adds the rule's callees and forms to the request's (several rules: one parse for all).
 void look_for(SemanticRequest& request, const Rule& rule);
 
 SemanticScan semantic_scan(const SemanticRequest& request);

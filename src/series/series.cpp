@@ -4,6 +4,7 @@
 #include "core/sha256.h"
 #include "core/shared_paths.h"
 #include "git/git_handle.h"
+#include "git/pack_writer.h"
 #include "git/repository.h"
 #include "git/scratch_prune.h"
 #include "rewrite/sleep_eval.h"
@@ -16,6 +17,7 @@
 #include "series/report.h"
 #include "series/sweep_plan.h"
 
+#include <chrono>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -310,8 +312,15 @@ SeriesResult write_series(const Rule& rule, const FixResult& fix, const SeriesOp
         c.hz_label = opts.hz_label;
         return c;
     };
+    const auto seconds_since = [](std::chrono::steady_clock::time_point start) {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    };
+    const auto opening = std::chrono::steady_clock::now();
     SeriesRepo repo =
         open_series_repo(opts.tree, opts.cache_dir.empty() ? ksweep::cache_dir() : opts.cache_dir);
+    const double repository_seconds = seconds_since(opening);
+    // The run's commits, trees and blobs go into the repository as packs, not loose objects.
+    PackedWrites packed(repo.repo.get());
     Identity who = identity_from(opts.signoff, repo.repo.get());
     git_signature* raw_sig = nullptr;
     check(git_signature_new(&raw_sig, who.name.c_str(), who.email.c_str(), now, 0),
@@ -321,6 +330,7 @@ SeriesResult write_series(const Rule& rule, const FixResult& fix, const SeriesOp
     const int abbrev = configured_abbrev(repo.repo.get());
 
     SeriesResult result;
+    result.repository_seconds = repository_seconds;
     result.scratch = repo.owned.has_value();
     result.repository = repo.git_dir;
     SweepIndex& index = result.index;
@@ -487,6 +497,11 @@ SeriesResult write_series(const Rule& rule, const FixResult& fix, const SeriesOp
                                   subjects[i] + "\n\n" + members[i]->body, sig.get());
             commits.push_back(parent);
         }
+        // The series' objects on disk first, then its branch: a concurrent run sees the name
+        // taken as soon as it can (its own name was chosen before it wrote anything).
+        const auto packing = std::chrono::steady_clock::now();
+        packed.flush(commits);
+        result.pack_seconds += seconds_since(packing);
         git_reference* ref = nullptr;
         Commit tip = lookup_commit(repo.repo.get(), commits.back());
         check(git_branch_create(&ref, repo.repo.get(), is.branch.c_str(), tip.get(), 0),
@@ -566,6 +581,11 @@ SeriesResult write_series(const Rule& rule, const FixResult& fix, const SeriesOp
     }
     if (opts.plan_only)
         return result;
+
+    // One pack for the run, not one per series.
+    const auto packing = std::chrono::steady_clock::now();
+    packed.consolidate();
+    result.pack_seconds += seconds_since(packing);
 
     // Finished series leave no mails behind to be sent again by mistake.
     for (const auto& f : plan.finished) {

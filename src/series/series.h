@@ -64,6 +64,9 @@ struct SeriesResult {
     bool scratch = false;       // the tree was not a git repository
     std::string repository;     // where the commits are
     size_t pruned_branches = 0; // old ksweep/* branches deleted (scratch repository only)
+    // Seconds spent opening the repository (a scratch repository's base: snapshotting the tree
+    // the first time, reading its content key after), and packing the run's objects.
+    double repository_seconds = 0, pack_seconds = 0;
 };
 
 // Throws std::runtime_error (GitError, RuleError...) with a message for the user; nothing has

@@ -1,5 +1,6 @@
-// Old ksweep/* branches of a scratch repository are pruned to kScratchBranchesKept after a series
-// run; a user's own repository keeps every branch.
+// Scratch repositories: keyed by the tree's content, never its path or name; the base and each
+// run's commits written as packs, no loose objects; old ksweep/* branches pruned to
+// kScratchBranchesKept after a series run, while a user's own repository keeps every branch.
 #include "git/repository.h"
 #include "git/scratch_prune.h"
 #include "series/series.h"
@@ -183,6 +184,72 @@ TEST_F(ScratchPruneTest, UserRepositoryKeepsEveryBranch) {
     EXPECT_EQ(r.pruned_branches, 0u);
     std::string heads = run_git(tree, "for-each-ref --format='%(refname)' refs/heads/ksweep/");
     EXPECT_EQ(std::count(heads.begin(), heads.end(), '\n'), 31) << heads;
+}
+
+size_t loose_objects(const std::string& git_dir) {
+    size_t n = 0;
+    std::error_code ec;
+    for (const auto& dir : std::filesystem::directory_iterator(git_dir + "/objects", ec))
+        if (dir.path().filename().string().size() == 2)
+            for ([[maybe_unused]] const auto& object : std::filesystem::directory_iterator(dir))
+                ++n;
+    return n;
+}
+
+size_t packs(const std::string& git_dir) {
+    size_t n = 0;
+    for (const auto& e : std::filesystem::directory_iterator(git_dir + "/objects/pack"))
+        n += e.path().extension() == ".pack";
+    return n;
+}
+
+TEST_F(ScratchPruneTest, KeyedByContentAndWrittenAsPacks) {
+    // Two directories with the same files are one tree object; a symlink is a link.
+    write_file(tree + "/drivers/twin/a/x.c", "int x;\n");
+    write_file(tree + "/drivers/twin/b/x.c", "int x;\n");
+    std::filesystem::create_symlink("a/x.c", tree + "/drivers/twin/link.c");
+    SeriesResult r = write_series(rule, foo_fix(), opts);
+    ASSERT_TRUE(r.scratch);
+    EXPECT_EQ(std::filesystem::path(r.repository).parent_path(),
+              std::filesystem::path(opts.cache_dir) / "scratch");
+    EXPECT_EQ(r.repository.find("linux-source"), std::string::npos) << r.repository;
+    EXPECT_EQ(loose_objects(r.repository), 0u);
+    EXPECT_EQ(packs(r.repository), 2u); // the base, then the run's commits
+    const std::string gd = "git --git-dir=" + quote(r.repository) + " ";
+    EXPECT_EQ(run(gd + "fsck --strict --no-dangling").status, 0)
+        << run(gd + "fsck --strict").output;
+    EXPECT_EQ(run(gd + "show " + r.series[0].base + ":drivers/misc/foo.c").output,
+              foo_fix().files[0].original);
+    EXPECT_EQ(run(gd + "show " + r.series[0].branch + ":drivers/misc/foo.c").output,
+              foo_fix().files[0].fixed);
+    EXPECT_EQ(run(gd + "rev-parse " + r.series[0].base + ":drivers/twin/a").output,
+              run(gd + "rev-parse " + r.series[0].base + ":drivers/twin/b").output);
+    EXPECT_EQ(run(gd + "ls-tree " + r.series[0].base + " drivers/twin/link.c").output.substr(0, 6),
+              "120000");
+
+    // The same files under another path and name: the same repository and base.
+    const std::string copy = tmp.path() + "/elsewhere/another-checkout";
+    std::filesystem::create_directories(tmp.path() + "/elsewhere");
+    std::filesystem::copy(tree, copy,
+                          std::filesystem::copy_options::recursive |
+                              std::filesystem::copy_options::copy_symlinks);
+    opts.tree = copy;
+    opts.out_dir = tmp.path() + "/out-copy";
+    SeriesResult shared = write_series(rule, foo_fix(), opts);
+    EXPECT_EQ(shared.repository, r.repository);
+    EXPECT_EQ(shared.series[0].base, r.series[0].base);
+    EXPECT_EQ(loose_objects(r.repository), 0u);
+    EXPECT_EQ(run(gd + "fsck --strict --no-dangling").status, 0);
+
+    // Another file in it: another content, another repository.
+    write_file(copy + "/drivers/misc/bar.c", "int bar;\n");
+    opts.out_dir = tmp.path() + "/out-edited";
+    SeriesResult edited = write_series(rule, foo_fix(), opts);
+    EXPECT_NE(edited.repository, r.repository);
+    EXPECT_EQ(run("git --git-dir=" + quote(edited.repository) + " show " + edited.series[0].base +
+                  ":drivers/misc/bar.c")
+                  .output,
+              "int bar;\n");
 }
 
 } // namespace

@@ -1,0 +1,222 @@
+#include "git/pack_writer.h"
+
+#include "core/sha256.h"
+#include "git/git_handle.h"
+
+#include <filesystem>
+#include <git2/sys/mempack.h>
+#include <git2/sys/odb_backend.h>
+#include <set>
+#include <vector>
+#include <zlib.h>
+
+namespace fs = std::filesystem;
+
+namespace ksweep::git {
+
+namespace {
+
+// The pack's type codes (gitformat-pack(5)).
+int pack_type(git_object_t type) {
+    switch (type) {
+    case GIT_OBJECT_COMMIT:
+        return 1;
+    case GIT_OBJECT_TREE:
+        return 2;
+    case GIT_OBJECT_BLOB:
+        return 3;
+    case GIT_OBJECT_TAG:
+        return 4;
+    default:
+        throw GitError("no pack type for object type " + std::to_string(type));
+    }
+}
+
+// The pack files of the repository (objects/pack/*.pack).
+std::set<fs::path> packs_in(git_repository* repo) {
+    std::set<fs::path> packs;
+    std::error_code ec;
+    for (const auto& e :
+         fs::directory_iterator(fs::path(git_repository_path(repo)) / "objects/pack", ec))
+        if (e.path().extension() == ".pack")
+            packs.insert(e.path());
+    return packs;
+}
+
+std::string be32(uint32_t v) {
+    return {static_cast<char>(v >> 24), static_cast<char>(v >> 16), static_cast<char>(v >> 8),
+            static_cast<char>(v)};
+}
+
+} // namespace
+
+PackEntry pack_entry(git_object_t type, std::string_view content) {
+    PackEntry e;
+    // The header: type and size, 4 bits of the size in the first byte, 7 in each next one.
+    size_t size = content.size();
+    unsigned char byte = static_cast<unsigned char>(pack_type(type) << 4 | (size & 0x0f));
+    size >>= 4;
+    while (size) {
+        e.bytes += static_cast<char>(byte | 0x80);
+        byte = size & 0x7f;
+        size >>= 7;
+    }
+    e.bytes += static_cast<char>(byte);
+    uLongf bound = compressBound(static_cast<uLong>(content.size()));
+    const size_t header = e.bytes.size();
+    e.bytes.resize(header + bound);
+    if (compress2(reinterpret_cast<Bytef*>(e.bytes.data() + header), &bound,
+                  reinterpret_cast<const Bytef*>(content.data()),
+                  static_cast<uLong>(content.size()), Z_DEFAULT_COMPRESSION) != Z_OK)
+        throw GitError("zlib cannot compress an object of " + std::to_string(content.size()) +
+                       " bytes");
+    e.bytes.resize(header + bound);
+    return e;
+}
+
+struct PackWriter::State {
+    git_odb* odb = nullptr;
+    git_odb_writepack* pack = nullptr;
+    git_indexer_progress progress{};
+    Digest trailer{"sha1"};
+    size_t announced = 0, added = 0;
+    bool committed = false;
+};
+
+PackWriter::PackWriter(git_repository* repo, size_t count) : state_(std::make_unique<State>()) {
+    state_->announced = count;
+    if (count == 0)
+        return; // nothing to write: no pack
+    check(git_repository_odb(&state_->odb, repo), "git_repository_odb");
+    check(git_odb_write_pack(&state_->pack, state_->odb, nullptr, nullptr), "git_odb_write_pack");
+    append("PACK" + be32(2) + be32(static_cast<uint32_t>(count)));
+}
+
+PackWriter::~PackWriter() {
+    if (state_->pack)
+        state_->pack->free(state_->pack); // an uncommitted pack is dropped by the indexer
+    if (state_->odb)
+        git_odb_free(state_->odb);
+}
+
+void PackWriter::append(std::string_view bytes, bool hashed) {
+    if (hashed)
+        state_->trailer.update(bytes);
+    check(state_->pack->append(state_->pack, bytes.data(), bytes.size(), &state_->progress),
+          "appending to a pack");
+}
+
+void PackWriter::add(const PackEntry& entry) {
+    ++state_->added;
+    append(entry.bytes);
+}
+
+void PackWriter::commit() {
+    if (state_->added != state_->announced)
+        throw GitError("a pack announced " + std::to_string(state_->announced) +
+                       " objects and was given " + std::to_string(state_->added));
+    if (state_->announced == 0)
+        return;
+    const Bytes sum = state_->trailer.finish();
+    append(std::string_view(reinterpret_cast<const char*>(sum.data()), sum.size()), false);
+    check(state_->pack->commit(state_->pack, &state_->progress), "indexing a pack");
+    state_->committed = true;
+}
+
+PackedWrites::PackedWrites(git_repository* repo) : repo_(repo) {
+    git_odb* raw = nullptr;
+    check(git_repository_odb(&raw, repo), "git_repository_odb");
+    GitPtr<git_odb, git_odb_free> odb(raw);
+    check(git_mempack_new(&memory_), "git_mempack_new");
+    // Ahead of the loose and packed backends (priorities 1 and 2): new objects land here.
+    if (git_odb_add_backend(odb.get(), memory_, 999) < 0) {
+        memory_->free(memory_);
+        check(-1, "git_odb_add_backend");
+    }
+}
+
+PackedWrites::~PackedWrites() {
+    git_mempack_reset(memory_); // what was not flushed is dropped, never half written
+}
+
+size_t PackedWrites::flush(const std::vector<git_oid>& commits) {
+    // What is on disk, without the memory in front: the repository's objects directory (and
+    // its alternates).
+    git_odb* raw = nullptr;
+    check(git_odb_open(&raw, (std::string(git_repository_path(repo_)) + "objects").c_str()),
+          "git_odb_open");
+    GitPtr<git_odb, git_odb_free> on_disk(raw);
+    check(git_repository_odb(&raw, repo_), "git_repository_odb");
+    GitPtr<git_odb, git_odb_free> all(raw);
+
+    // A tree on disk has all it holds on disk too (every pack ksweep writes is complete), so
+    // the walk stops there.
+    std::vector<git_oid> todo = commits, order;
+    std::set<std::string> seen;
+    while (!todo.empty()) {
+        const git_oid id = todo.back();
+        todo.pop_back();
+        if (!seen.insert(oid_hex(id)).second || git_odb_exists(on_disk.get(), &id))
+            continue;
+        order.push_back(id);
+        git_object* obj = nullptr;
+        check(git_object_lookup(&obj, repo_, &id, GIT_OBJECT_ANY), "git_object_lookup");
+        Object owned(obj);
+        if (git_object_type(obj) == GIT_OBJECT_COMMIT) {
+            const auto* c = reinterpret_cast<const git_commit*>(obj);
+            todo.push_back(*git_commit_tree_id(c));
+            for (unsigned i = 0; i < git_commit_parentcount(c); ++i)
+                todo.push_back(*git_commit_parent_id(c, i));
+        } else if (git_object_type(obj) == GIT_OBJECT_TREE) {
+            const auto* t = reinterpret_cast<const git_tree*>(obj);
+            for (size_t i = 0; i < git_tree_entrycount(t); ++i) {
+                const git_tree_entry* e = git_tree_entry_byindex(t, i);
+                if (git_tree_entry_type(e) != GIT_OBJECT_COMMIT) // a submodule's: not ours
+                    todo.push_back(*git_tree_entry_id(e));
+            }
+        }
+    }
+    if (!order.empty()) {
+        const std::set<fs::path> before = packs_in(repo_);
+        write_objects(all.get(), order);
+        for (const fs::path& made : packs_in(repo_))
+            if (!before.count(made))
+                packs_.push_back(made);
+        written_.insert(written_.end(), order.begin(), order.end());
+    }
+    check(git_mempack_reset(memory_), "git_mempack_reset");
+    return order.size();
+}
+
+void PackedWrites::write_objects(git_odb* odb, const std::vector<git_oid>& ids) {
+    PackWriter pack(repo_, ids.size());
+    for (const git_oid& id : ids) {
+        git_odb_object* raw_object = nullptr;
+        check(git_odb_read(&raw_object, odb, &id), "git_odb_read");
+        GitPtr<git_odb_object, git_odb_object_free> object(raw_object);
+        pack.add(
+            pack_entry(git_odb_object_type(object.get()),
+                       std::string_view(static_cast<const char*>(git_odb_object_data(object.get())),
+                                        git_odb_object_size(object.get()))));
+    }
+    pack.commit();
+}
+
+size_t PackedWrites::consolidate() {
+    if (packs_.size() < 2)
+        return 0;
+    git_odb* raw = nullptr;
+    check(git_repository_odb(&raw, repo_), "git_repository_odb");
+    GitPtr<git_odb, git_odb_free> odb(raw);
+    write_objects(odb.get(), written_);
+    // The objects are in the new pack before the small ones go: a reader never misses one.
+    std::error_code ec;
+    for (const fs::path& pack : packs_)
+        for (const char* ext : {".idx", ".rev", ".pack"})
+            fs::remove(fs::path(pack).replace_extension(ext), ec);
+    const size_t merged = packs_.size();
+    packs_.clear();
+    return merged;
+}
+
+} // namespace ksweep::git

@@ -1,0 +1,158 @@
+#include "rewrite/preamble_cache.h"
+
+#include "core/cache_dir.h"
+#include "core/cache_entry.h"
+#include "core/file_io.h"
+#include "core/file_lock.h"
+#include "core/sha256.h"
+#include "rewrite/input_files.h"
+
+#include <clang/Basic/Diagnostic.h>
+#include <clang/Basic/Version.h>
+#include <clang/Frontend/CompilerInstance.h>
+#include <clang/Frontend/PrecompiledPreamble.h>
+#include <clang/Lex/PreprocessorOptions.h>
+#include <filesystem>
+#include <fstream>
+#include <vector>
+
+namespace fs = std::filesystem;
+
+namespace ksweep {
+
+namespace {
+
+constexpr const char* kMarker = ".ksweep-preamble";
+constexpr const char* kPch = "preamble.pch";
+constexpr const char* kInputs = "headers"; // input_files.h
+
+// Keeps the first error of the preamble's parse: a preamble with one is not kept.
+class FirstPreambleError : public clang::DiagnosticConsumer {
+  public:
+    void HandleDiagnostic(clang::DiagnosticsEngine::Level level,
+                          const clang::Diagnostic& info) override {
+        DiagnosticConsumer::HandleDiagnostic(level, info);
+        if (level >= clang::DiagnosticsEngine::Error && message.empty()) {
+            llvm::SmallString<256> text;
+            info.FormatDiagnostic(text);
+            message = text.str().str();
+        }
+    }
+    std::string message;
+};
+
+// The files the preamble's parse read.
+class HeaderRecorder : public clang::PreambleCallbacks {
+  public:
+    void AfterExecute(clang::CompilerInstance& ci) override {
+        const clang::SourceManager& sm = ci.getSourceManager();
+        for (auto it = sm.fileinfo_begin(); it != sm.fileinfo_end(); ++it)
+            if (it->first)
+                files.push_back(it->first->getName().str());
+    }
+    std::vector<std::string> files;
+};
+
+struct NotKept {
+    std::string why;
+};
+
+// Parses the prefix into <entry>/preamble.pch and lists the headers it read.
+void make_preamble(const fs::path& entry, const clang::CompilerInvocation& invocation,
+                   const llvm::MemoryBuffer& main, const clang::PreambleBounds& bounds,
+                   llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> vfs,
+                   std::shared_ptr<clang::PCHContainerOperations> pch) {
+    FirstPreambleError errors;
+    llvm::IntrusiveRefCntPtr<clang::DiagnosticOptions> options =
+        new clang::DiagnosticOptions(invocation.getDiagnosticOpts());
+    llvm::IntrusiveRefCntPtr<clang::DiagnosticsEngine> diagnostics =
+        clang::CompilerInstance::createDiagnostics(options.get(), &errors, false);
+    HeaderRecorder recorder;
+    const long long started = now_ns();
+    auto preamble = clang::PrecompiledPreamble::Build(invocation, &main, bounds, *diagnostics, vfs,
+                                                      pch, /*StoreInMemory=*/false, recorder);
+    if (!preamble)
+        throw NotKept{"clang could not make it: " + preamble.getError().message()};
+    // The engine's count: the consumer does not see every error the preamble's parse had.
+    if (diagnostics->hasErrorOccurred() || errors.getNumErrors() > 0)
+        throw NotKept{"its headers do not parse" +
+                      (errors.message.empty() ? "" : ": " + errors.message)};
+    // Where clang wrote it: the path it would have a parse include.
+    clang::CompilerInvocation probe(invocation);
+    auto probe_vfs = vfs;
+    auto copy = llvm::MemoryBuffer::getMemBufferCopy(main.getBuffer(), main.getBufferIdentifier());
+    preamble->AddImplicitPreamble(probe, probe_vfs, copy.get());
+    probe.getPreprocessorOpts().RemappedFileBuffers.clear(); // `copy` is freed here, not there
+    std::error_code ec;
+    fs::copy_file(probe.getPreprocessorOpts().ImplicitPCHInclude, entry / kPch, ec);
+    if (ec)
+        throw NotKept{"cannot keep it in " + entry.string() + ": " + ec.message()};
+
+    std::vector<std::string> headers;
+    for (const std::string& file : recorder.files)
+        if (file != main.getBufferIdentifier()) // its prefix is in the key
+            headers.push_back(file);
+    if (!write_input_files(entry / kInputs, headers, started))
+        throw NotKept{"cannot read its headers again"};
+}
+
+void parse_on(clang::CompilerInvocation& invocation, const fs::path& entry,
+              const clang::PreambleBounds& bounds) {
+    clang::PreprocessorOptions& pp = invocation.getPreprocessorOpts();
+    pp.ImplicitPCHInclude = (entry / kPch).string();
+    pp.PrecompiledPreambleBytes = {bounds.Size, bounds.PreambleEndsAtStartOfLine};
+    // Its headers were checked above, by content.
+    pp.DisablePCHOrModuleValidation = clang::DisableValidationForModuleKind::PCH;
+    // The preamble was made with the -include files: including them again repeats them.
+    pp.Includes.clear();
+}
+
+} // namespace
+
+std::string preamble_cache_dir() {
+    return cache_dir() + "/preambles";
+}
+
+PreambleUse use_preamble(clang::CompilerInvocation& invocation, const llvm::MemoryBuffer& main,
+                         llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> vfs,
+                         std::shared_ptr<clang::PCHContainerOperations> pch, const std::string& dir,
+                         const std::string& arguments) {
+    PreambleUse use;
+    const clang::PreambleBounds bounds =
+        clang::ComputePreambleBounds(*invocation.getLangOpts(), main.getMemBufferRef(), 0);
+    if (bounds.Size == 0) {
+        use.why_not = "the file has no header prefix";
+        return use;
+    }
+    Sha256 key_hash;
+    key_hash.update("ksweep preamble v1\n" CLANG_VERSION_STRING "\n");
+    key_hash.update(arguments + "\n" + main.getBufferIdentifier().str() + "\n");
+    key_hash.update(bounds.PreambleEndsAtStartOfLine ? "line\n" : "mid\n");
+    key_hash.update(main.getBuffer().substr(0, bounds.Size));
+    const std::string key = to_hex(key_hash.finish()).substr(0, 24);
+    const fs::path entry = fs::path(dir) / key;
+
+    if (cache_entry_complete(entry, kMarker) && !input_files_unchanged(entry / kInputs)) {
+        FileLock lock(entry.string() + ".lock");
+        std::error_code ec;
+        fs::remove(entry / kMarker, ec); // stale: the next make_cache_entry makes it again
+    }
+    try {
+        CacheEntry made = make_cache_entry(
+            dir, key, kMarker, main.getBufferIdentifier().str() + "\n",
+            [&](const fs::path& d) { make_preamble(d, invocation, main, bounds, vfs, pch); });
+        use.made_now = made.made_now;
+    } catch (const NotKept& e) {
+        use.why_not = e.why;
+        return use;
+    } catch (const std::runtime_error& e) {
+        use.why_not = e.what();
+        return use;
+    }
+    parse_on(invocation, entry, bounds);
+    use.used = true;
+    use.headers = entry / kInputs;
+    return use;
+}
+
+} // namespace ksweep
