@@ -20,13 +20,16 @@ struct ModelClass {
     // The profile requirements the model enforces; a profile stating another one is refused.
     std::span<const Requirement> checks;
     std::unique_ptr<TpmModel> (*create)(Clock&, TpmEngine&, const DeviceProfile&, LogFn);
+    // The chip has an interrupt output (TpmModel::wire_interrupt) for a GPIO line to carry.
+    bool interrupt_line = false;
 };
 
 std::span<const ModelClass> model_classes();
 const ModelClass* find_model_class(const std::string& name);
 
 // Why `entry` cannot run with `profile` ("" when it can): no such model, a TPM family the chip
-// does not have, or a requirement the model does not check (it would pass silently).
+// does not have, an interrupt line the chip does not drive, or a requirement the model does not
+// check (it would pass silently).
 std::string model_mismatch(const DeviceEntry& entry, const DeviceProfile& profile);
 
 } // namespace ksweep::device

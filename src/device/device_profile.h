@@ -27,12 +27,16 @@ enum class Requirement {
     // read no sooner than this (a TPM_STS write starts over): the wait of a driver that polls
     // for the chip to get ready.
     min_ready_poll_interval,
+    // After a write of commandReady to TPM_STS, no TPM_STS access sooner than this: a chip that
+    // clears its buffers first (cr50_strict_timing).
+    min_ready_write_gap,
 };
 
 struct TimingRequirements {
     std::optional<Duration> min_status_gap;
     std::optional<Duration> min_poll_interval;
     std::optional<Duration> min_ready_poll_interval;
+    std::optional<Duration> min_ready_write_gap;
 
     const std::optional<Duration>& get(Requirement requirement) const;
 };
@@ -59,6 +63,13 @@ struct DeviceProfile {
     Duration command_ready_time{};             // TPM_STS.commandReady after it is requested
     Duration bus_byte_time{};                  // wire time of one I2C byte
     uint8_t burst_count = 32;                  // FIFO bytes per burst the chip advertises
+    // A chip with an interrupt line (cr50) pulses it this long after a write it received.
+    Duration interrupt_delay{};
+    // Switches that make a cr50 driver take its polling paths (docs/cr50.md):
+    Duration locality_grant_time{};       // TPM_ACCESS.activeLocality after a request
+    bool access_request_pending = false;  // TPM_ACCESS shows another locality's request
+    Duration busy_after_fifo_write{};     // every message NACKed this long after a FIFO write
+    Duration no_burst_after_fifo_write{}; // burst count 0 this long after a FIFO write
     TimingRequirements requirements;
     std::string source_path;
 

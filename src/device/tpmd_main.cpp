@@ -1,18 +1,23 @@
 // ksweep-tpmd: an emulated I2C TPM for QEMU's vhost-user-i2c-pci, the one the device registry
-// (qemu/devices.yaml) names for a driver: its model class, TPM family, address and profile.
+// (qemu/devices.yaml) names for a driver: its model class, TPM family, address and profile;
+// with --gpio-socket also the GPIO controller (vhost-user-gpio-pci) whose line 0 carries the
+// chip's interrupt output.
 //
 //   ksweep-tpmd --registry FILE --device NAME --socket PATH --state-dir DIR --stats FILE
-//               [--profile FILE] [--log FILE] [--trace FILE] [--address 0x2e]
+//               [--gpio-socket PATH] [--profile FILE] [--log FILE] [--trace FILE]
+//               [--address 0x2e]
 //
-// Listens on PATH, prints "ready" on stdout once QEMU may connect, serves one connection and
-// exits when QEMU disconnects or on SIGTERM/SIGINT, writing the chip's counters to the stats
-// file (JSON) and a stats line to the log either way.
+// Listens on the sockets, prints "ready" on stdout once QEMU may connect, serves QEMU's
+// connections and exits when QEMU has closed them or on SIGTERM/SIGINT, writing the chip's
+// counters to the stats file (JSON) and a stats line to the log either way.
 #include "device/device_models.h"
 #include "device/device_profile.h"
 #include "device/device_registry.h"
 #include "device/i2c_bus.h"
 #include "device/tpm_engine.h"
 #include "device/vhost_user_backend.h"
+#include "device/vhost_user_server.h"
+#include "device/virtio_gpio.h"
 #include "device/virtio_i2c.h"
 
 #include <algorithm>
@@ -23,6 +28,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -31,6 +37,7 @@
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <tuple>
 #include <unistd.h>
 
 using namespace ksweep::device;
@@ -38,23 +45,28 @@ using namespace ksweep::device;
 namespace {
 
 struct Options {
-    std::string registry, device, socket, profile, state_dir, stats, log, trace;
+    std::string registry, device, socket, gpio_socket, profile, state_dir, stats, log, trace;
     std::optional<uint16_t> address;
 };
 
 constexpr const char* kUsage =
     "usage: ksweep-tpmd --registry FILE --device NAME --socket PATH --state-dir DIR\n"
-    "                   --stats FILE [--profile FILE] [--log FILE] [--trace FILE]\n"
-    "                   [--address ADDR]\n"
+    "                   --stats FILE [--gpio-socket PATH] [--profile FILE] [--log FILE]\n"
+    "                   [--trace FILE] [--address ADDR]\n"
     "Serves the emulated I2C TPM the device registry names for NAME (its model, libtpms\n"
     "engine, address and default profile) to QEMU's vhost-user-i2c-pci.\n"
-    "--trace writes one line per I2C message: time, R/W, address, bytes.\n";
+    "--gpio-socket also serves a GPIO controller to vhost-user-gpio-pci whose line 0 is the\n"
+    "chip's interrupt output (a model that has one).\n"
+    "--trace writes one line per I2C message: time, R/W, address, bytes; and one per\n"
+    "interrupt edge.\n";
 
 bool parse_options(int argc, char** argv, Options& o) {
     std::map<std::string, std::string*> values = {
-        {"--registry", &o.registry}, {"--device", &o.device},       {"--socket", &o.socket},
-        {"--profile", &o.profile},   {"--state-dir", &o.state_dir}, {"--stats", &o.stats},
-        {"--log", &o.log},           {"--trace", &o.trace}};
+        {"--registry", &o.registry}, {"--device", &o.device},
+        {"--socket", &o.socket},     {"--gpio-socket", &o.gpio_socket},
+        {"--profile", &o.profile},   {"--state-dir", &o.state_dir},
+        {"--stats", &o.stats},       {"--log", &o.log},
+        {"--trace", &o.trace}};
     std::string address;
     values["--address"] = &address;
     for (int i = 1; i < argc; ++i) {
@@ -147,33 +159,15 @@ class Trace {
         }
         file_ << (m.acked ? "\n" : " (NACK)\n");
     }
+    // "[     1.234567] gpio 0 falling edge: interrupt delivered"
+    void operator()(const std::string& line) {
+        file_ << stamp_(std::chrono::steady_clock::now()) << line << '\n';
+    }
 
   private:
     const Stamp& stamp_;
     std::ofstream file_;
 };
-
-int listen_on(const std::string& path, std::string& error) {
-    sockaddr_un addr{};
-    if (path.size() >= sizeof addr.sun_path) {
-        error = "socket path too long";
-        return -1;
-    }
-    addr.sun_family = AF_UNIX;
-    std::strcpy(addr.sun_path, path.c_str());
-    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    // A socket file left by an earlier run would make bind fail; only sockets are removed.
-    if (std::filesystem::is_socket(path))
-        std::filesystem::remove(path);
-    if (fd < 0 || bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) < 0 ||
-        listen(fd, 1) < 0) {
-        error = std::string("cannot listen on ") + path + ": " + std::strerror(errno);
-        if (fd >= 0)
-            close(fd);
-        return -1;
-    }
-    return fd;
-}
 
 bool write_stats(const std::string& path, const std::string& json) {
     std::string tmp = path + ".tmp";
@@ -268,6 +262,28 @@ int main(int argc, char** argv) {
         },
         logf);
 
+    // The interrupt line: one GPIO input, the chip's output, on its own vhost-user device.
+    VirtioGpioDevice gpio(1, logf);
+    std::optional<VhostUserBackend> gpio_backend;
+    if (!opt.gpio_socket.empty()) {
+        if (!tpm->wire_interrupt(gpio.line(0))) {
+            std::cerr << "ksweep-tpmd: --gpio-socket: model " << model.name
+                      << " has no interrupt output\n";
+            return 2;
+        }
+        using namespace std::placeholders;
+        gpio_backend.emplace(
+            VhostUserDevice{gpio.features(),
+                            {std::bind(&VirtioGpioDevice::handle_request, &gpio, _1, _2, _3),
+                             std::bind(&VirtioGpioDevice::handle_event, &gpio, _1, _2, _3)},
+                            gpio.config(),
+                            [&gpio](uint16_t queue) { gpio.queue_stopped(queue); }},
+            logf);
+        gpio.set_completion(&*gpio_backend);
+        if (trace)
+            gpio.set_trace([&trace](const std::string& line) { (*trace)(line); });
+    }
+
     // SIGTERM/SIGINT arrive as a readable fd, so the poll loop ends cleanly and writes stats.
     sigset_t stop_signals;
     sigemptyset(&stop_signals);
@@ -276,41 +292,46 @@ int main(int argc, char** argv) {
     sigprocmask(SIG_BLOCK, &stop_signals, nullptr);
     signal(SIGPIPE, SIG_IGN);
     int stop_fd = signalfd(-1, &stop_signals, SFD_CLOEXEC);
-
-    int listener = listen_on(opt.socket, error);
-    if (listener < 0 || stop_fd < 0) {
-        std::cerr << "ksweep-tpmd: " << (listener < 0 ? error : "signalfd failed") << '\n';
+    if (stop_fd < 0) {
+        std::cerr << "ksweep-tpmd: signalfd failed\n";
         return 1;
+    }
+
+    VhostUserServer server(logf);
+    std::vector<std::string> sockets;
+    for (auto [name, path, served] :
+         {std::tuple{"i2c", opt.socket, &backend},
+          std::tuple{"gpio", opt.gpio_socket, gpio_backend ? &*gpio_backend : nullptr}}) {
+        if (!served)
+            continue;
+        int listener = listen_on(path, error);
+        if (listener < 0) {
+            std::cerr << "ksweep-tpmd: " << error << '\n';
+            return 1;
+        }
+        server.add(name, listener, *served);
+        sockets.push_back(path);
     }
     char address[8];
     std::snprintf(address, sizeof address, "0x%02x", tpm_address);
-    logf("listening on " + opt.socket + ", profile " + profile.name + ", " + entry->driver +
-         ": model " + model.name + ", TPM " + to_string(entry->tpm) + " at " + address);
+    logf("listening on " + opt.socket + (gpio_backend ? " and " + opt.gpio_socket : "") +
+         ", profile " + profile.name + ", " + entry->driver + ": model " + model.name + ", TPM " +
+         to_string(entry->tpm) + " at " + address +
+         (gpio_backend ? ", interrupt on GPIO line 0" : ""));
     std::cout << "ready" << std::endl;
 
-    pollfd fds[2] = {{listener, POLLIN, 0}, {stop_fd, POLLIN, 0}};
-    while (poll(fds, 2, -1) < 0 && errno == EINTR) {
-    }
-    if (fds[0].revents & POLLIN) {
-        int connection = accept4(listener, nullptr, nullptr, SOCK_CLOEXEC);
-        if (connection >= 0) {
-            logf("vhost-user: connected");
-            bool closed = backend.serve(connection, stop_fd);
-            logf(closed ? "vhost-user: disconnected" : "stopping on signal");
-            close(connection);
-        }
-    } else {
-        logf("stopping on signal");
-    }
-    close(listener);
-    std::filesystem::remove(opt.socket, ec);
+    bool closed = server.serve(stop_fd);
+    logf(closed ? "vhost-user: QEMU is gone" : "stopping on signal");
+    for (const auto& path : sockets)
+        std::filesystem::remove(path, ec);
 
     transport.requests = i2c.requests();
     transport.malformed = i2c.malformed();
     transport.kicks = backend.kicks();
-    logf(format_stats_line(tpm->stats(), transport, model.checks));
-    if (!write_stats(opt.stats,
-                     format_stats_json(profile.name, tpm->stats(), transport, model.checks))) {
+    const GpioStats* interrupts = gpio_backend ? &gpio.stats() : nullptr;
+    logf(format_stats_line(tpm->stats(), transport, model.checks, interrupts));
+    if (!write_stats(opt.stats, format_stats_json(profile.name, tpm->stats(), transport,
+                                                  model.checks, interrupts))) {
         std::cerr << "ksweep-tpmd: cannot write " << opt.stats << '\n';
         return 1;
     }
