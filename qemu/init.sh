@@ -1,8 +1,9 @@
 #!/bin/sh
 # /init of the ksweep validation guest (busybox sh). Loads the modules listed in
 # /lib/modules/load.order (the drivers under test; what the guest kernel has built in, such as
-# i2c-virtio, is not listed and needs no insmod), creates the I2C TPM through sysfs, waits for /dev/tpm0, runs the
-# extend benchmark and powers off. Every line for the host starts with "ksweep-guest:" or
+# i2c-virtio, is not listed and needs no insmod), creates the I2C TPM through sysfs (or, with its
+# interrupt line, through the bind module), waits for /dev/tpm0, runs the extend benchmark and
+# powers off. Every line for the host starts with "ksweep-guest:" or
 # "ksweep-extend:" (see src/guest/guest_output.cpp); the host also enforces a timeout, so
 # this script never needs to wait forever.
 #
@@ -11,6 +12,9 @@
 #   ksweep.device=NAME    I2C device id to instantiate (default tpm2_i2c_nuvoton)
 #   ksweep.addr=0xNN      its 7-bit address (default 0x2e)
 #   ksweep.tpm=2.0|1.2    the TPM family the extend benchmark speaks (default 2.0)
+#   ksweep.irq=gpio       the chip's interrupt is line 0 of the virtio-gpio controller: the
+#                         client is created by /lib/modules/bind/ksweep_i2c_bind.ko with it
+#                         (new_device cannot pass an IRQ)
 #   ksweep.wait=S         seconds to wait for /dev/tpm0 (default 20)
 #   ksweep.lava=1         a LAVA job's boot: stop at a shell once /dev/tpm0 is there; the job's
 #                         test definition (lava/ksweep-extend.yaml) runs the benchmark
@@ -27,7 +31,7 @@ say() { echo "ksweep-guest: $*"; }
 
 finish() {
     say "dmesg-begin"
-    dmesg | grep -Ei 'tpm|i2c|virtio|taint' | sed 's/^/ksweep-guest: dmesg /'
+    dmesg | grep -Ei 'tpm|i2c|virtio|gpio|taint' | sed 's/^/ksweep-guest: dmesg /'
     say "dmesg-end"
     say "phase poweroff"
     sync
@@ -39,7 +43,7 @@ fail() {
     finish
 }
 
-n=10 device=tpm2_i2c_nuvoton addr=0x2e tpm=2.0 wait=20 lava=
+n=10 device=tpm2_i2c_nuvoton addr=0x2e tpm=2.0 wait=20 lava= irq=
 for arg in $(cat /proc/cmdline); do
     case "$arg" in
         ksweep.n=*) n=${arg#*=} ;;
@@ -48,6 +52,7 @@ for arg in $(cat /proc/cmdline); do
         ksweep.tpm=*) tpm=${arg#*=} ;;
         ksweep.wait=*) wait=${arg#*=} ;;
         ksweep.lava=*) lava=${arg#*=} ;;
+        ksweep.irq=*) irq=${arg#*=} ;;
     esac
 done
 say "phase init kernel=$(uname -r) uptime=$(cut -d' ' -f1 /proc/uptime)"
@@ -78,8 +83,13 @@ for bus in /sys/bus/i2c/devices/i2c-*; do
     grep -qi virtio "$bus/name" 2>/dev/null && adapter=$bus && break
 done
 [ -n "$adapter" ] || fail "no virtio I2C adapter (is the vhost-user-i2c device there?)"
-say "phase probe adapter=${adapter##*/} device=$device addr=$addr"
-echo "$device $addr" > "$adapter/new_device" || fail "new_device $device $addr refused"
+say "phase probe adapter=${adapter##*/} device=$device addr=$addr irq=${irq:-none}"
+if [ "$irq" = gpio ]; then
+    out=$(insmod /lib/modules/bind/ksweep_i2c_bind.ko adapter="${adapter##*/i2c-}" \
+        type="$device" addr="$addr" gpio_line=0 2>&1) || fail "bind module: $out"
+else
+    echo "$device $addr" > "$adapter/new_device" || fail "new_device $device $addr refused"
+fi
 
 say "phase wait-tpm0"
 tries=$((wait * 10))

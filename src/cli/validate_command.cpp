@@ -59,11 +59,27 @@ std::optional<std::vector<int>> parse_hz_list(const std::string& text) {
     return list;
 }
 
+// "gpio,none" -> the L4 wirings of a chip's interrupt line, each once.
+std::optional<std::vector<device::InterruptMode>> parse_interrupt_list(const std::string& text) {
+    std::vector<device::InterruptMode> list;
+    std::istringstream in(text);
+    for (std::string part; std::getline(in, part, ',');) {
+        auto mode = device::parse_interrupt_mode(part);
+        if (!mode || std::find(list.begin(), list.end(), *mode) != list.end())
+            return std::nullopt;
+        list.push_back(*mode);
+    }
+    if (list.empty())
+        return std::nullopt;
+    return list;
+}
+
 } // namespace
 
 int validate_command(int argc, char** argv) {
     std::string series_dir, git_range, levels_text = "1,2,3,4", profile,
-                                       out_dir = "validate-report", work_dir, hz_text, guest_tree;
+                                       out_dir = "validate-report", work_dir, hz_text, guest_tree,
+                                       interrupt_text;
     TreeBuildOptions tree_build;
     int boots = 2, extends = 200;
     bool keep_work = false;
@@ -93,6 +109,9 @@ int validate_command(int argc, char** argv) {
     parser.option("--hz", &hz_text, "LIST",
                   "L4 guest kernels' HZ, e.g. 250,1000: each its own build of TREE, its own\n"
                   "boots and row in the report (default: CONFIG_HZ of the build dir, else 250)");
+    parser.option("--interrupt", &interrupt_text, "LIST",
+                  "L4 wirings of a chip's interrupt line (the cr50's), e.g. gpio,none: each its\n"
+                  "own boots and row (default: as boards wire it, qemu/devices.yaml)");
     parser.option("--guest-tree", &guest_tree, "DIR",
                   "whole kernel tree the L4 guest kernel is built from (default: TREE; give it\n"
                   "when TREE is a sparse checkout of it)");
@@ -119,6 +138,13 @@ int validate_command(int argc, char** argv) {
                              "once), e.g. 250,1000\n");
         return 2;
     }
+    std::optional<std::vector<device::InterruptMode>> interrupts =
+        std::vector<device::InterruptMode>{};
+    if (!interrupt_text.empty() && !(interrupts = parse_interrupt_list(interrupt_text))) {
+        std::fprintf(stderr, "ksweep validate: --interrupt takes a list of gpio and none (each "
+                             "once), e.g. gpio,none\n");
+        return 2;
+    }
     if (!levels || positionals.size() != 1 || boots < 1 || boots > 50 || extends < 1 ||
         extends > 100000 || series_dir.empty() == git_range.empty()) {
         std::fprintf(stderr,
@@ -136,6 +162,7 @@ int validate_command(int argc, char** argv) {
     options.extends = static_cast<std::uint32_t>(extends);
     options.profile = profile;
     options.hz = *hz_list;
+    options.interrupts = *interrupts;
     options.guest_tree = guest_tree;
     const bool builds = std::any_of(options.levels.begin(), options.levels.end(),
                                     [](int level) { return level >= 3; });

@@ -128,7 +128,6 @@ void VhostUserBackend::reset() {
     memory_.unmap();
     acked_features_ = 0;
     protocol_features_ = 0;
-    connection_ = -1;
 }
 
 VhostUserBackend::Vring* VhostUserBackend::ring(uint32_t index) {
@@ -431,6 +430,7 @@ bool VhostUserBackend::handle(std::span<const pollfd> fds) {
         if (p.fd == connection_ && (p.revents & (POLLIN | POLLHUP | POLLERR)) &&
             !handle_message()) {
             reset();
+            connection_ = -1;
             return false;
         }
     return true;

@@ -1,5 +1,6 @@
 // The validation guest's initramfs: a gzip'd cpio "newc" archive holding busybox-static, the
-// init script (qemu/init.sh), the extend program and the modules to load, in order.
+// init script (qemu/init.sh), the extend program, the modules to load, in order, and the module
+// that binds a chip with its interrupt.
 #pragma once
 
 #include <cstdint>
@@ -41,6 +42,10 @@ struct InitramfsContents {
     std::string init_script;              // qemu/init.sh
     std::string extend_program;           // the static tpm_extend
     std::vector<std::string> modules;     // .ko files, in load order
+    // The module that creates the I2C client with its interrupt (qemu/bind/), for a boot with
+    // the chip's interrupt line: in lib/modules/bind/, not in the load order (init.sh inserts
+    // it with the client's parameters). "": none.
+    std::string bind_module = {};
 };
 
 // Builds (or finds in <cache_dir>) the archive; returns its path. Throws std::runtime_error

@@ -1,7 +1,8 @@
 // One validation boot: start ksweep-tpmd (the emulated I2C TPM the device registry names, behind
-// vhost-user-i2c), boot Debian's stock kernel with the guest initramfs in QEMU under TCG, read
-// the guest's console until it powers off or the timeout kills it, then check the final PCR
-// against the host's hash chain. Every log stays in the run directory.
+// vhost-user-i2c, with its interrupt line behind vhost-user-gpio when the boot wires it), boot
+// Debian's stock kernel with the guest initramfs in QEMU under TCG, read the guest's console until
+// it powers off or the timeout kills it, then check the final PCR against the host's hash chain.
+// Every log stays in the run directory.
 #pragma once
 
 #include "device/device_registry.h"
@@ -26,6 +27,9 @@ struct GuestRunOptions {
     std::string registry; // the device registry it reads (qemu/devices.yaml)
     // The registry entry: the model ksweep-tpmd runs, what the guest binds and benchmarks.
     device::DeviceEntry device;
+    // gpio: the chip's interrupt line reaches the guest through vhost-user-gpio-pci (ksweep-tpmd
+    // serves it too) and the guest binds the chip with it (initramfs' bind module).
+    device::InterruptMode interrupt = device::InterruptMode::none;
     std::string profile; // its device profile (qemu/profiles/*.yaml)
     std::uint32_t extends = 10;
     int memory_mb = 512;
@@ -68,8 +72,9 @@ struct GuestRunResult {
 };
 
 // What qemu/init.sh reads from the kernel command line: the extends, the I2C device to bind, its
-// address and the benchmark's TPM family.
-std::string guest_kernel_args(const device::DeviceEntry& device, std::uint32_t extends);
+// address, the benchmark's TPM family, and whether to bind it with its interrupt line.
+std::string guest_kernel_args(const device::DeviceEntry& device, std::uint32_t extends,
+                              device::InterruptMode interrupt = device::InterruptMode::none);
 
 // The guest CPU on a fixed instruction clock, so the driver's code costs what it would on
 // hardware (docs/validate-timing.md): for local boots and the LAVA jobs alike.
@@ -79,6 +84,11 @@ std::vector<std::string> guest_clock_args();
 // (which must equal -m) and the vhost-user-i2c device on the back end's `socket`. One place for
 // both the local boot and the LAVA jobs' extra_options.
 std::vector<std::string> vhost_user_i2c_args(int memory_mb, const std::string& socket);
+// The GPIO controller that carries the chip's interrupt line (ksweep-tpmd --gpio-socket), after
+// the I2C device: guest memory is already shared.
+std::vector<std::string> vhost_user_gpio_args(const std::string& socket);
+// Where the GPIO controller's socket is, beside the I2C one.
+std::string gpio_socket_beside(const std::string& i2c_socket);
 
 // The QEMU command line for one boot (exposed for tests and for the log).
 std::vector<std::string> qemu_command(const GuestRunOptions& options, const std::string& socket);

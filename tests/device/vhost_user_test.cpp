@@ -160,6 +160,14 @@ TEST_F(VhostUserTest, BadMessagesAreRefusedAndTheConnectionSurvives) {
     EXPECT_NE(vmm->recv_u64(kGetFeatures), 0u) << "still talking";
 }
 
+TEST_F(VhostUserTest, ResetOwnerKeepsTheConnection) {
+    // The fuzzer's find: RESET_OWNER once dropped the connection from the poll set, and the
+    // back end waited forever.
+    vmm->send_msg(kResetOwner, nullptr, 0);
+    vmm->send_msg(kGetFeatures, nullptr, 0);
+    EXPECT_NE(vmm->recv_u64(kGetFeatures), 0u);
+}
+
 TEST_F(VhostUserTest, AnI2cBusHasNoConfigSpace) {
     vmm->send_msg(kGetProtocolFeatures, nullptr, 0);
     EXPECT_EQ(vmm->recv_u64(kGetProtocolFeatures) & kProtocolFeatureConfig, 0u)

@@ -1,9 +1,11 @@
 // Fuzz target: the guest controls all of guest memory, so the input *is* guest memory. Its
 // first 64 bytes are a descriptor table of 4 entries; each entry is taken as a request head in
 // turn and runs through read_descriptor_chain, parse_i2c_request and the I2C bus into the
-// chip models, one at each model's address: the Nuvoton (0x2e) and the ST33ZP24 (0x13) register
-// parsers. The memory is a heap block of exactly the input's size (rounded up to one
-// page), so AddressSanitizer catches any access outside it.
+// chip models, one at each model's address: the Nuvoton (0x2e), the ST33ZP24 (0x13) and the
+// cr50 (0x50, its interrupt line wired and its polling switches on) register parsers. The memory is
+// a heap block of exactly the input's size (rounded up to one page), so AddressSanitizer catches
+// any access outside it.
+#include "device/cr50_tpm.h"
 #include "device/nuvoton_tpm.h"
 #include "device/st33zp24_tpm.h"
 #include "device/virtio_i2c.h"
@@ -18,6 +20,11 @@ namespace {
 constexpr uint64_t kGuestBase = 0x1000;
 constexpr size_t kGuestSize = 4096;
 constexpr uint16_t kQueueSize = 4;
+
+struct CountingLine final : InterruptLine {
+    void pulse_low() override { ++pulses; }
+    uint64_t pulses = 0;
+};
 
 struct EchoTpm final : TpmEngine {
     std::vector<uint8_t> execute(std::span<const uint8_t> command) override {
@@ -42,12 +49,21 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     profile.command_ready_time = std::chrono::microseconds(40);
     profile.requirements.min_status_gap = std::chrono::microseconds(50);
     profile.requirements.min_ready_poll_interval = std::chrono::microseconds(50);
+    profile.requirements.min_ready_write_gap = std::chrono::microseconds(50);
+    profile.locality_grant_time = std::chrono::microseconds(40);
+    profile.access_request_pending = true;
+    profile.busy_after_fifo_write = std::chrono::microseconds(20);
+    profile.no_burst_after_fifo_write = std::chrono::microseconds(60);
     auto quiet = [](const std::string&) {};
     NuvotonTpm nuvoton(clock, engine, profile, quiet);
     St33zp24Tpm st33(clock, engine, profile, quiet);
+    Cr50Tpm cr50(clock, engine, profile, quiet);
+    CountingLine line;
+    cr50.wire_interrupt(line);
     I2cBus bus(clock);
     bus.attach(nuvoton::kDefaultAddress, nuvoton);
     bus.attach(st33zp24::kDefaultAddress, st33);
+    bus.attach(cr50::kDefaultAddress, cr50);
     VirtioI2cDevice i2c(bus, quiet);
 
     std::span<const uint8_t> table(guest.get(), kQueueSize * kDescSize);
