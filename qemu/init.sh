@@ -12,7 +12,7 @@
 #   ksweep.device=NAME    I2C device id to instantiate (default tpm2_i2c_nuvoton)
 #   ksweep.addr=0xNN      its 7-bit address (default 0x2e)
 #   ksweep.tpm=2.0|1.2    the TPM family the extend benchmark speaks (default 2.0)
-#   ksweep.irq=gpio       the chip's interrupt is line 0 of the virtio-gpio controller: the
+#   ksweep.irq=ivshmem    the chip's interrupt is the ivshmem doorbell's MSI-X vector: the
 #                         client is created by /lib/modules/bind/ksweep_i2c_bind.ko with it
 #                         (new_device cannot pass an IRQ)
 #   ksweep.wait=S         seconds to wait for /dev/tpm0 (default 20)
@@ -31,7 +31,7 @@ say() { echo "ksweep-guest: $*"; }
 
 finish() {
     say "dmesg-begin"
-    dmesg | grep -Ei 'tpm|i2c|virtio|gpio|taint' | sed 's/^/ksweep-guest: dmesg /'
+    dmesg | grep -Ei 'tpm|i2c|virtio|ivshmem|taint' | sed 's/^/ksweep-guest: dmesg /'
     say "dmesg-end"
     say "phase poweroff"
     sync
@@ -84,9 +84,9 @@ for bus in /sys/bus/i2c/devices/i2c-*; do
 done
 [ -n "$adapter" ] || fail "no virtio I2C adapter (is the vhost-user-i2c device there?)"
 say "phase probe adapter=${adapter##*/} device=$device addr=$addr irq=${irq:-none}"
-if [ "$irq" = gpio ]; then
+if [ "$irq" = ivshmem ]; then
     out=$(insmod /lib/modules/bind/ksweep_i2c_bind.ko adapter="${adapter##*/i2c-}" \
-        type="$device" addr="$addr" gpio_line=0 2>&1) || fail "bind module: $out"
+        type="$device" addr="$addr" 2>&1) || fail "bind module: $out"
 else
     echo "$device $addr" > "$adapter/new_device" || fail "new_device $device $addr refused"
 fi

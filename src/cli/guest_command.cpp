@@ -81,7 +81,7 @@ int guest_command(int argc, char** argv) {
                   "device registry entry (default tpm_i2c_nuvoton; also tpm_st33zp24_i2c,\n"
                   "tpm_tis_i2c_cr50)");
     parser.option("--interrupt", &interrupt, "MODE",
-                  "the chip's interrupt line: gpio (a virtio-gpio line) or none (default: as\n"
+                  "the chip's interrupt line: wired (to the driver's IRQ) or none (default: as\n"
                   "boards wire it, qemu/devices.yaml)");
     parser.option("--driver-src", &driver_source, "FILE",
                   "driver source to build and test instead of the tree's file of that name");
@@ -112,7 +112,7 @@ int guest_command(int argc, char** argv) {
 
     guest::GuestBenchmarkOptions options;
     if (!interrupt.empty() && !(options.interrupt = device::parse_interrupt_mode(interrupt))) {
-        std::fprintf(stderr, "ksweep guest: --interrupt must be gpio or none\n");
+        std::fprintf(stderr, "ksweep guest: --interrupt must be wired or none\n");
         return 2;
     }
     options.device = device;
@@ -161,8 +161,8 @@ int guest_command(int argc, char** argv) {
                 result.guest.dir.c_str());
     std::printf("driver    %s (%s)\n", sources.c_str(), build_line(result.driver_build).c_str());
     if (result.device.interrupt != device::InterruptMode::none)
-        std::printf("interrupt %s\n", result.interrupt == device::InterruptMode::gpio
-                                          ? "the chip's line on virtio-gpio line 0"
+        std::printf("interrupt %s\n", result.interrupt == device::InterruptMode::wired
+                                          ? "the chip's line, an ivshmem doorbell's MSI-X vector"
                                           : "not wired (the driver waits its fixed delays)");
     for (const auto& w : result.driver_build.warnings)
         std::printf("          %s\n", w.c_str());

@@ -59,7 +59,7 @@ std::optional<std::vector<int>> parse_hz_list(const std::string& text) {
     return list;
 }
 
-// "gpio,none" -> the L4 wirings of a chip's interrupt line, each once.
+// "wired,none" -> the L4 wirings of a chip's interrupt line, each once.
 std::optional<std::vector<device::InterruptMode>> parse_interrupt_list(const std::string& text) {
     std::vector<device::InterruptMode> list;
     std::istringstream in(text);
@@ -110,7 +110,7 @@ int validate_command(int argc, char** argv) {
                   "L4 guest kernels' HZ, e.g. 250,1000: each its own build of TREE, its own\n"
                   "boots and row in the report (default: CONFIG_HZ of the build dir, else 250)");
     parser.option("--interrupt", &interrupt_text, "LIST",
-                  "L4 wirings of a chip's interrupt line (the cr50's), e.g. gpio,none: each its\n"
+                  "L4 wirings of a chip's interrupt line (the cr50's), e.g. wired,none: each its\n"
                   "own boots and row (default: as boards wire it, qemu/devices.yaml)");
     parser.option("--guest-tree", &guest_tree, "DIR",
                   "whole kernel tree the L4 guest kernel is built from (default: TREE; give it\n"
@@ -141,8 +141,8 @@ int validate_command(int argc, char** argv) {
     std::optional<std::vector<device::InterruptMode>> interrupts =
         std::vector<device::InterruptMode>{};
     if (!interrupt_text.empty() && !(interrupts = parse_interrupt_list(interrupt_text))) {
-        std::fprintf(stderr, "ksweep validate: --interrupt takes a list of gpio and none (each "
-                             "once), e.g. gpio,none\n");
+        std::fprintf(stderr, "ksweep validate: --interrupt takes a list of wired and none (each "
+                             "once), e.g. wired,none\n");
         return 2;
     }
     if (!levels || positionals.size() != 1 || boots < 1 || boots > 50 || extends < 1 ||

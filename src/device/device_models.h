@@ -20,7 +20,7 @@ struct ModelClass {
     // The profile requirements the model enforces; a profile stating another one is refused.
     std::span<const Requirement> checks;
     std::unique_ptr<TpmModel> (*create)(Clock&, TpmEngine&, const DeviceProfile&, LogFn);
-    // The chip has an interrupt output (TpmModel::wire_interrupt) for a GPIO line to carry.
+    // The chip has an interrupt output (TpmModel::wire_interrupt) for the boot to wire.
     bool interrupt_line = false;
 };
 

@@ -141,7 +141,7 @@ DeviceEntry read_entry(const std::string& path, const fs::path& base, const YAML
     if (bind["interrupt"]) {
         auto mode = parse_interrupt_mode(scalar(path, bind, "interrupt", "'bind'"));
         if (!mode)
-            Yaml::fail(path, bind["interrupt"].Mark(), "'interrupt' must be gpio or none");
+            Yaml::fail(path, bind["interrupt"].Mark(), "'interrupt' must be wired or none");
         d.interrupt = *mode;
     }
 
@@ -153,11 +153,11 @@ DeviceEntry read_entry(const std::string& path, const fs::path& base, const YAML
 } // namespace
 
 const char* to_string(InterruptMode mode) {
-    return mode == InterruptMode::gpio ? "gpio" : "none";
+    return mode == InterruptMode::wired ? "wired" : "none";
 }
 
 std::optional<InterruptMode> parse_interrupt_mode(const std::string& text) {
-    for (InterruptMode mode : {InterruptMode::none, InterruptMode::gpio})
+    for (InterruptMode mode : {InterruptMode::none, InterruptMode::wired})
         if (text == to_string(mode))
             return mode;
     return std::nullopt;

@@ -24,11 +24,11 @@ struct BenchmarkSpec {
     std::string pcr_bank; // "sha256" or "sha1"
 };
 
-// How a boot wires the chip's interrupt output: through a virtio-gpio line the guest's driver
-// gets as its IRQ (gpio), or not at all, as on a board without the wire (none: the driver waits
-// fixed delays instead).
-enum class InterruptMode { none, gpio };
-const char* to_string(InterruptMode mode); // "none", "gpio"
+// How a boot wires the chip's interrupt output: to the guest's driver as its IRQ (wired; an
+// ivshmem doorbell carries it), or not at all, as on a board without the wire (none: the driver
+// waits fixed delays instead).
+enum class InterruptMode { none, wired };
+const char* to_string(InterruptMode mode); // "none", "wired"
 std::optional<InterruptMode> parse_interrupt_mode(const std::string& text);
 
 struct DeviceEntry {

@@ -28,7 +28,8 @@ uint64_t TpmChipStats::violations_of(Requirement requirement) const {
 }
 
 std::string format_stats_line(const TpmChipStats& t, const TransportStats& x,
-                              std::span<const Requirement> checked, const GpioStats* interrupts) {
+                              std::span<const Requirement> checked,
+                              const InterruptStats* interrupts) {
     std::ostringstream os;
     os << "stats: commands=" << t.commands << " violations=" << t.violations();
     for (Requirement r : checked)
@@ -41,17 +42,13 @@ std::string format_stats_line(const TpmChipStats& t, const TransportStats& x,
        << " service_us_max=" << x.service_ns_max / 1000;
     if (interrupts)
         os << " interrupt_pulses=" << interrupts->pulses
-           << " interrupts_delivered=" << interrupts->delivered
-           << " interrupts_latched=" << interrupts->latched
-           << " interrupts_ignored=" << interrupts->ignored
-           << " gpio_requests=" << interrupts->requests
-           << " gpio_malformed=" << interrupts->malformed;
+           << " interrupts_delivered=" << interrupts->delivered;
     return os.str();
 }
 
 std::string format_stats_json(const std::string& profile, const TpmChipStats& t,
                               const TransportStats& x, std::span<const Requirement> checked,
-                              const GpioStats* interrupts) {
+                              const InterruptStats* interrupts) {
     nlohmann::ordered_json by_code = nlohmann::ordered_json::object();
     for (const auto& [code, n] : t.commands_by_code)
         by_code[tpm_command_name(code)] = n;
@@ -77,12 +74,6 @@ std::string format_stats_json(const std::string& profile, const TpmChipStats& t,
     if (interrupts) {
         stats["interrupt_pulses"] = interrupts->pulses;
         stats["interrupts_delivered"] = interrupts->delivered;
-        stats["interrupts_latched"] = interrupts->latched;
-        stats["interrupts_ignored"] = interrupts->ignored;
-        stats["gpio_requests"] = interrupts->requests;
-        // The guest's gpio-virtio wrote them: counted with the I2C ones as malformed requests.
-        stats["gpio_malformed_requests"] = interrupts->malformed;
-        stats["malformed_requests"] = x.malformed + interrupts->malformed;
     }
     return stats.dump(2) + "\n";
 }

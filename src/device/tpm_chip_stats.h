@@ -3,7 +3,7 @@
 #pragma once
 
 #include "device/device_profile.h"
-#include "device/virtio_gpio.h"
+#include "device/ivshmem_doorbell.h"
 
 #include <cstdint>
 #include <map>
@@ -46,13 +46,13 @@ struct TransportStats {
 
 // One line for the log: "stats: commands=... violations=...". `checked` are the requirements
 // the model enforces: their violation counters are listed, in that order. `interrupts`: the
-// GPIO controller's counters, when the chip's interrupt line was served.
+// chip's interrupt line's counters, when it was wired.
 std::string format_stats_line(const TpmChipStats& t, const TransportStats& x,
                               std::span<const Requirement> checked,
-                              const GpioStats* interrupts = nullptr);
+                              const InterruptStats* interrupts = nullptr);
 // A JSON object with every counter, for the runner to read after the run.
 std::string format_stats_json(const std::string& profile, const TpmChipStats& t,
                               const TransportStats& x, std::span<const Requirement> checked,
-                              const GpioStats* interrupts = nullptr);
+                              const InterruptStats* interrupts = nullptr);
 
 } // namespace ksweep::device

@@ -1,10 +1,10 @@
 // ksweep-tpmd: an emulated I2C TPM for QEMU's vhost-user-i2c-pci, the one the device registry
 // (qemu/devices.yaml) names for a driver: its model class, TPM family, address and profile;
-// with --gpio-socket also the GPIO controller (vhost-user-gpio-pci) whose line 0 carries the
-// chip's interrupt output.
+// with --irq-socket also the ivshmem server whose doorbell carries the chip's interrupt output
+// into the guest (ivshmem_doorbell.h).
 //
 //   ksweep-tpmd --registry FILE --device NAME --socket PATH --state-dir DIR --stats FILE
-//               [--gpio-socket PATH] [--profile FILE] [--log FILE] [--trace FILE]
+//               [--irq-socket PATH] [--profile FILE] [--log FILE] [--trace FILE]
 //               [--address 0x2e]
 //
 // Listens on the sockets, prints "ready" on stdout once QEMU may connect, serves QEMU's
@@ -14,10 +14,10 @@
 #include "device/device_profile.h"
 #include "device/device_registry.h"
 #include "device/i2c_bus.h"
+#include "device/ivshmem_doorbell.h"
+#include "device/socket_server.h"
 #include "device/tpm_engine.h"
 #include "device/vhost_user_backend.h"
-#include "device/vhost_user_server.h"
-#include "device/virtio_gpio.h"
 #include "device/virtio_i2c.h"
 
 #include <algorithm>
@@ -28,7 +28,6 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <functional>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -45,28 +44,26 @@ using namespace ksweep::device;
 namespace {
 
 struct Options {
-    std::string registry, device, socket, gpio_socket, profile, state_dir, stats, log, trace;
+    std::string registry, device, socket, irq_socket, profile, state_dir, stats, log, trace;
     std::optional<uint16_t> address;
 };
 
 constexpr const char* kUsage =
     "usage: ksweep-tpmd --registry FILE --device NAME --socket PATH --state-dir DIR\n"
-    "                   --stats FILE [--gpio-socket PATH] [--profile FILE] [--log FILE]\n"
+    "                   --stats FILE [--irq-socket PATH] [--profile FILE] [--log FILE]\n"
     "                   [--trace FILE] [--address ADDR]\n"
     "Serves the emulated I2C TPM the device registry names for NAME (its model, libtpms\n"
     "engine, address and default profile) to QEMU's vhost-user-i2c-pci.\n"
-    "--gpio-socket also serves a GPIO controller to vhost-user-gpio-pci whose line 0 is the\n"
-    "chip's interrupt output (a model that has one).\n"
+    "--irq-socket also serves ivshmem-doorbell: its MSI-X vector 0 is the chip's interrupt\n"
+    "output (a model that has one).\n"
     "--trace writes one line per I2C message: time, R/W, address, bytes; and one per\n"
-    "interrupt edge.\n";
+    "interrupt pulse.\n";
 
 bool parse_options(int argc, char** argv, Options& o) {
     std::map<std::string, std::string*> values = {
-        {"--registry", &o.registry}, {"--device", &o.device},
-        {"--socket", &o.socket},     {"--gpio-socket", &o.gpio_socket},
-        {"--profile", &o.profile},   {"--state-dir", &o.state_dir},
-        {"--stats", &o.stats},       {"--log", &o.log},
-        {"--trace", &o.trace}};
+        {"--registry", &o.registry},     {"--device", &o.device},   {"--socket", &o.socket},
+        {"--irq-socket", &o.irq_socket}, {"--profile", &o.profile}, {"--state-dir", &o.state_dir},
+        {"--stats", &o.stats},           {"--log", &o.log},         {"--trace", &o.trace}};
     std::string address;
     values["--address"] = &address;
     for (int i = 1; i < argc; ++i) {
@@ -159,7 +156,7 @@ class Trace {
         }
         file_ << (m.acked ? "\n" : " (NACK)\n");
     }
-    // "[     1.234567] gpio 0 falling edge: interrupt delivered"
+    // "[     1.234567] IRQ: chip pulsed its line: MSI-X vector 0"
     void operator()(const std::string& line) {
         file_ << stamp_(std::chrono::steady_clock::now()) << line << '\n';
     }
@@ -262,26 +259,17 @@ int main(int argc, char** argv) {
         },
         logf);
 
-    // The interrupt line: one GPIO input, the chip's output, on its own vhost-user device.
-    VirtioGpioDevice gpio(1, logf);
-    std::optional<VhostUserBackend> gpio_backend;
-    if (!opt.gpio_socket.empty()) {
-        if (!tpm->wire_interrupt(gpio.line(0))) {
-            std::cerr << "ksweep-tpmd: --gpio-socket: model " << model.name
+    // The interrupt line, on its own socket: the ivshmem server of QEMU's doorbell device.
+    IvshmemDoorbell doorbell(logf);
+    bool wired = !opt.irq_socket.empty();
+    if (wired) {
+        if (!tpm->wire_interrupt(doorbell)) {
+            std::cerr << "ksweep-tpmd: --irq-socket: model " << model.name
                       << " has no interrupt output\n";
             return 2;
         }
-        using namespace std::placeholders;
-        gpio_backend.emplace(
-            VhostUserDevice{gpio.features(),
-                            {std::bind(&VirtioGpioDevice::handle_request, &gpio, _1, _2, _3),
-                             std::bind(&VirtioGpioDevice::handle_event, &gpio, _1, _2, _3)},
-                            gpio.config(),
-                            [&gpio](uint16_t queue) { gpio.queue_stopped(queue); }},
-            logf);
-        gpio.set_completion(&*gpio_backend);
         if (trace)
-            gpio.set_trace([&trace](const std::string& line) { (*trace)(line); });
+            doorbell.set_trace([&trace](const std::string& line) { (*trace)(line); });
     }
 
     // SIGTERM/SIGINT arrive as a readable fd, so the poll loop ends cleanly and writes stats.
@@ -297,38 +285,38 @@ int main(int argc, char** argv) {
         return 1;
     }
 
-    VhostUserServer server(logf);
+    SocketServer server(logf);
     std::vector<std::string> sockets;
-    for (auto [name, path, served] :
-         {std::tuple{"i2c", opt.socket, &backend},
-          std::tuple{"gpio", opt.gpio_socket, gpio_backend ? &*gpio_backend : nullptr}}) {
-        if (!served)
+    for (auto [name, path, peer] :
+         {std::tuple<const char*, std::string, SocketPeer*>{"vhost-user", opt.socket, &backend},
+          {"ivshmem", opt.irq_socket, wired ? &doorbell : nullptr}}) {
+        if (!peer)
             continue;
         int listener = listen_on(path, error);
         if (listener < 0) {
             std::cerr << "ksweep-tpmd: " << error << '\n';
             return 1;
         }
-        server.add(name, listener, *served);
+        server.add(name, listener, *peer);
         sockets.push_back(path);
     }
     char address[8];
     std::snprintf(address, sizeof address, "0x%02x", tpm_address);
-    logf("listening on " + opt.socket + (gpio_backend ? " and " + opt.gpio_socket : "") +
-         ", profile " + profile.name + ", " + entry->driver + ": model " + model.name + ", TPM " +
+    logf("listening on " + opt.socket + (wired ? " and " + opt.irq_socket : "") + ", profile " +
+         profile.name + ", " + entry->driver + ": model " + model.name + ", TPM " +
          to_string(entry->tpm) + " at " + address +
-         (gpio_backend ? ", interrupt on GPIO line 0" : ""));
+         (wired ? ", interrupt on the ivshmem doorbell" : ""));
     std::cout << "ready" << std::endl;
 
     bool closed = server.serve(stop_fd);
-    logf(closed ? "vhost-user: QEMU is gone" : "stopping on signal");
+    logf(closed ? "QEMU is gone" : "stopping on signal");
     for (const auto& path : sockets)
         std::filesystem::remove(path, ec);
 
     transport.requests = i2c.requests();
     transport.malformed = i2c.malformed();
     transport.kicks = backend.kicks();
-    const GpioStats* interrupts = gpio_backend ? &gpio.stats() : nullptr;
+    const InterruptStats* interrupts = wired ? &doorbell.stats() : nullptr;
     logf(format_stats_line(tpm->stats(), transport, model.checks, interrupts));
     if (!write_stats(opt.stats, format_stats_json(profile.name, tpm->stats(), transport,
                                                   model.checks, interrupts))) {

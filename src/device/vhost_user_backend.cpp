@@ -1,6 +1,5 @@
 #include "device/vhost_user_backend.h"
 
-#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <poll.h>
@@ -51,10 +50,6 @@ const char* request_name(uint32_t request) {
         return "GET_QUEUE_NUM";
     case kSetVringEnable:
         return "SET_VRING_ENABLE";
-    case kGetConfig:
-        return "GET_CONFIG";
-    case kSetConfig:
-        return "SET_CONFIG";
     }
     return "unknown";
 }
@@ -101,53 +96,35 @@ bool send_reply(int fd, uint32_t request, const std::vector<uint8_t>& payload) {
 
 } // namespace
 
-VhostUserBackend::VhostUserBackend(VhostUserDevice device, LogFn log)
-    : device_(std::move(device)),
-      offered_features_(device_.features | kVirtioFVersion1 | kFeatureProtocolFeatures |
-                        kVirtioRingFIndirectDesc | kVirtioRingFEventIdx),
-      offered_protocol_features_(kProtocolFeatureReplyAck |
-                                 (device_.config.empty() ? 0 : kProtocolFeatureConfig)),
-      log_(std::move(log)), rings_(device_.queues.size()) {}
-
 VhostUserBackend::VhostUserBackend(uint64_t device_features, ChainHandler handler, LogFn log)
-    : VhostUserBackend(VhostUserDevice{device_features, {std::move(handler)}, {}}, std::move(log)) {
-}
+    : offered_features_(device_features | kVirtioFVersion1 | kFeatureProtocolFeatures |
+                        kVirtioRingFIndirectDesc | kVirtioRingFEventIdx),
+      handler_(std::move(handler)), log_(std::move(log)) {}
 
 VhostUserBackend::~VhostUserBackend() {
     reset();
 }
 
 void VhostUserBackend::reset() {
-    for (uint16_t i = 0; i < rings_.size(); ++i) {
-        close_fd(rings_[i].kick);
-        close_fd(rings_[i].call);
-        rings_[i] = Vring();
-        if (device_.queue_stopped)
-            device_.queue_stopped(i);
-    }
+    close_fd(ring_.kick);
+    close_fd(ring_.call);
+    ring_ = Vring();
     memory_.unmap();
     acked_features_ = 0;
     protocol_features_ = 0;
 }
 
-VhostUserBackend::Vring* VhostUserBackend::ring(uint32_t index) {
-    return index < rings_.size() ? &rings_[index] : nullptr;
-}
-
-void VhostUserBackend::detach_ring(Vring& vring) {
+void VhostUserBackend::detach_ring() {
     // Re-attaching later resumes from here unless SET_VRING_BASE says otherwise.
-    if (vring.queue.attached())
-        vring.base = vring.queue.next_avail();
-    vring.queue.detach();
+    if (ring_.queue.attached())
+        ring_.base = ring_.queue.next_avail();
+    ring_.queue.detach();
 }
 
-void VhostUserBackend::stop_ring(uint16_t index) {
-    Vring& vring = rings_[index];
-    detach_ring(vring);
-    vring.enabled = false;
-    close_fd(vring.kick);
-    if (device_.queue_stopped)
-        device_.queue_stopped(index);
+void VhostUserBackend::stop_ring() {
+    detach_ring();
+    ring_.enabled = false;
+    close_fd(ring_.kick);
 }
 
 void VhostUserBackend::replace_fd(int& slot, std::vector<int>& fds, uint64_t payload) {
@@ -156,19 +133,6 @@ void VhostUserBackend::replace_fd(int& slot, std::vector<int>& fds, uint64_t pay
         slot = fds.front();
         fds.erase(fds.begin());
     }
-}
-
-bool VhostUserBackend::get_config(std::span<const uint8_t> payload,
-                                  std::vector<uint8_t>& reply) const {
-    ConfigHeader header{};
-    if (!read_payload(payload, header) || header.size > kMaxConfigSize ||
-        payload.size() != sizeof header + header.size || header.offset > device_.config.size() ||
-        header.size > device_.config.size() - header.offset)
-        return false;
-    // The reply is the request with the region filled in (QEMU checks its size).
-    reply.assign(payload.begin(), payload.end());
-    std::copy_n(device_.config.begin() + header.offset, header.size, reply.begin() + sizeof header);
-    return true;
 }
 
 bool VhostUserBackend::dispatch(const Header& header, std::span<const uint8_t> payload,
@@ -185,21 +149,16 @@ bool VhostUserBackend::dispatch(const Header& header, std::span<const uint8_t> p
         acked_features_ = u64;
         return true;
     case kGetProtocolFeatures:
-        reply = as_bytes(offered_protocol_features_);
+        reply = as_bytes(kProtocolFeatureReplyAck);
         return true;
     case kSetProtocolFeatures:
         if (!read_payload(payload, u64))
             return false;
-        protocol_features_ = u64 & offered_protocol_features_;
+        protocol_features_ = u64 & kProtocolFeatureReplyAck;
         return true;
     case kGetQueueNum:
-        reply = as_bytes(uint64_t{rings_.size()});
+        reply = as_bytes(uint64_t{1});
         return true;
-    case kGetConfig:
-        return (protocol_features_ & kProtocolFeatureConfig) && get_config(payload, reply);
-    case kSetConfig:
-        // The config space is the device's, read-only for the driver (virtio-gpio's is).
-        return false;
     case kSetOwner:
         return true;
     case kResetOwner:
@@ -213,8 +172,7 @@ bool VhostUserBackend::dispatch(const Header& header, std::span<const uint8_t> p
         if (table.nregions > kMaxMemoryRegions || payload.size() < 8 + 32 * table.nregions)
             return false;
         // The ring pointers point into the old mappings: re-resolve them on the next kick.
-        for (Vring& vring : rings_)
-            detach_ring(vring);
+        detach_ring();
         if (!memory_.map(table, fds)) {
             log_("vhost-user: SET_MEM_TABLE: " + memory_.error());
             return false;
@@ -223,57 +181,50 @@ bool VhostUserBackend::dispatch(const Header& header, std::span<const uint8_t> p
     }
     case kSetVringNum:
     case kSetVringBase:
-    case kSetVringEnable: {
-        if (!read_payload(payload, state))
-            return false;
-        Vring* vring = ring(state.index);
-        if (!vring)
+    case kSetVringEnable:
+        if (!read_payload(payload, state) || state.index != 0)
             return false;
         if (header.request == kSetVringNum) {
             if (state.num == 0 || state.num > kMaxQueueSize || (state.num & (state.num - 1)))
                 return false;
-            detach_ring(*vring);
-            vring->num = static_cast<uint16_t>(state.num);
+            detach_ring();
+            ring_.num = static_cast<uint16_t>(state.num);
         } else if (header.request == kSetVringBase) {
-            detach_ring(*vring);
-            vring->base = static_cast<uint16_t>(state.num);
+            detach_ring();
+            ring_.base = static_cast<uint16_t>(state.num);
         } else {
-            vring->enabled = state.num != 0;
+            ring_.enabled = state.num != 0;
             // The kick fd came before the enable: requests may already be waiting.
-            if (vring->enabled)
-                process_queue(static_cast<uint16_t>(state.index));
+            if (ring_.enabled)
+                process_queue();
         }
         return true;
-    }
     case kSetVringAddr: {
         VringAddr addr{};
-        Vring* vring = read_payload(payload, addr) ? ring(addr.index) : nullptr;
-        if (!vring)
+        if (!read_payload(payload, addr) || addr.index != 0)
             return false;
-        vring->addresses = {addr.desc_user_addr, addr.avail_user_addr, addr.used_user_addr};
-        vring->have_addresses = true;
-        detach_ring(*vring);
+        ring_.addresses = {addr.desc_user_addr, addr.avail_user_addr, addr.used_user_addr};
+        ring_.have_addresses = true;
+        detach_ring();
         return true;
     }
-    case kGetVringBase: {
-        if (!read_payload(payload, state) || !ring(state.index))
+    case kGetVringBase:
+        if (!read_payload(payload, state) || state.index != 0)
             return false;
-        stop_ring(static_cast<uint16_t>(state.index));
-        state.num = rings_[state.index].base;
+        stop_ring();
+        state.num = ring_.base;
         reply = as_bytes(state);
         return true;
-    }
     case kSetVringKick:
     case kSetVringCall:
     case kSetVringErr: {
-        Vring* vring = read_payload(payload, u64) ? ring(u64 & kVringIndexMask) : nullptr;
-        if (!vring)
+        if (!read_payload(payload, u64) || (u64 & kVringIndexMask) != 0)
             return false;
         if (header.request == kSetVringKick) {
-            replace_fd(vring->kick, fds, u64);
-            process_queue(static_cast<uint16_t>(u64 & kVringIndexMask));
+            replace_fd(ring_.kick, fds, u64);
+            process_queue();
         } else if (header.request == kSetVringCall) {
-            replace_fd(vring->call, fds, u64); // QEMU resends it: always use the latest
+            replace_fd(ring_.call, fds, u64); // QEMU resends it: always use the latest
         }
         return true; // an error fd is not used: the caller closes it
     }
@@ -282,8 +233,7 @@ bool VhostUserBackend::dispatch(const Header& header, std::span<const uint8_t> p
     return false;
 }
 
-bool VhostUserBackend::handle_message() {
-    int connection = connection_;
+bool VhostUserBackend::handle_message(int connection) {
     Header header{};
     alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * kMaxFds)];
     iovec iov{&header, sizeof header};
@@ -342,93 +292,57 @@ bool VhostUserBackend::handle_message() {
     return true;
 }
 
-bool VhostUserBackend::start_queue(uint16_t index) {
-    Vring& vring = rings_[index];
-    if (!vring.enabled || vring.kick < 0)
-        return false;
-    if (vring.queue.attached())
-        return true;
+void VhostUserBackend::process_queue() {
+    if (!ring_.enabled || ring_.kick < 0)
+        return;
     const GuestMemory& memory = memory_.view();
-    if (!vring.have_addresses || memory.empty() || vring.num == 0)
-        return false;
-    if (!vring.queue.attach(memory, vring.addresses, vring.num, vring.base)) {
-        log_("vhost-user: cannot start queue " + std::to_string(index) + ": " +
-             vring.queue.error());
-        return false;
+    SplitVirtqueue& queue = ring_.queue;
+    if (!queue.attached()) {
+        if (!ring_.have_addresses || memory.empty() || ring_.num == 0)
+            return;
+        if (!queue.attach(memory, ring_.addresses, ring_.num, ring_.base)) {
+            log_("vhost-user: cannot start queue: " + queue.error());
+            return;
+        }
     }
-    return true;
-}
-
-void VhostUserBackend::notify(Vring& vring) {
-    if (vring.call < 0)
-        return;
-    uint64_t one = 1;
-    if (write(vring.call, &one, sizeof one) < 0)
-        log_(std::string("vhost-user: call eventfd: ") + std::strerror(errno));
-}
-
-void VhostUserBackend::process_queue(uint16_t index) {
-    if (!start_queue(index))
-        return;
-    Vring& vring = rings_[index];
-    SplitVirtqueue& queue = vring.queue;
     bool used = false;
     do {
         while (auto head = queue.pop()) {
-            std::optional<uint32_t> len =
-                device_.queues[index](queue.descriptor_table(), *head, memory_.view());
-            if (len) {
-                queue.push(*head, *len);
-                used = true;
-            }
+            uint32_t len = handler_(queue.descriptor_table(), *head, memory);
+            queue.push(*head, len);
+            used = true;
         }
         if (!queue.attached()) {
-            log_("vhost-user: queue " + std::to_string(index) + " stopped: " + queue.error());
+            log_("vhost-user: queue stopped: " + queue.error());
             break;
         }
     } while (queue.arm_notifications());
-    if (used)
-        notify(vring);
-}
-
-bool VhostUserBackend::complete(uint16_t queue, uint16_t head, uint32_t used) {
-    // A new memory table detaches the rings; the chain is still the guest's to get back.
-    if (queue >= rings_.size() || !start_queue(queue))
-        return false;
-    rings_[queue].queue.push(head, used);
-    notify(rings_[queue]);
-    return true;
-}
-
-void VhostUserBackend::attach(int connection) {
-    connection_ = connection;
+    if (used && ring_.call >= 0) {
+        uint64_t one = 1;
+        if (write(ring_.call, &one, sizeof one) < 0)
+            log_(std::string("vhost-user: call eventfd: ") + std::strerror(errno));
+    }
 }
 
 void VhostUserBackend::add_poll_fds(std::vector<pollfd>& fds) const {
     if (connection_ < 0)
         return;
     fds.push_back({connection_, POLLIN, 0});
-    for (const Vring& vring : rings_)
-        if (vring.kick >= 0)
-            fds.push_back({vring.kick, POLLIN, 0});
+    if (ring_.kick >= 0)
+        fds.push_back({ring_.kick, POLLIN, 0});
 }
 
 bool VhostUserBackend::handle(std::span<const pollfd> fds) {
-    for (const pollfd& p : fds) {
-        if (p.fd == connection_ || !(p.revents & POLLIN))
-            continue;
-        for (uint16_t i = 0; i < rings_.size(); ++i) {
-            if (rings_[i].kick != p.fd)
-                continue;
+    for (const pollfd& p : fds)
+        if (p.fd == ring_.kick && p.fd != connection_ && (p.revents & POLLIN)) {
             uint64_t n;
-            if (read(p.fd, &n, sizeof n) == sizeof n)
+            if (read(ring_.kick, &n, sizeof n) == sizeof n)
                 ++kicks_;
-            process_queue(i);
+            process_queue();
         }
-    }
     for (const pollfd& p : fds)
         if (p.fd == connection_ && (p.revents & (POLLIN | POLLHUP | POLLERR)) &&
-            !handle_message()) {
+            !handle_message(connection_)) {
             reset();
             connection_ = -1;
             return false;
@@ -445,13 +359,10 @@ bool VhostUserBackend::serve(int connection, int stop_fd) {
             if (errno == EINTR)
                 continue;
             log_(std::string("vhost-user: poll: ") + std::strerror(errno));
-            connection_ = -1;
             return false;
         }
-        if (fds[0].revents) {
-            connection_ = -1;
+        if (fds[0].revents)
             return false;
-        }
         if (!handle(std::span(fds).subspan(1)))
             return true;
     }

@@ -1,45 +1,30 @@
-// A vhost-user back end for one virtio device: the protocol once (features, memory table, rings,
-// config space), the device a thin table of handlers, one per virtqueue (VhostUserDevice).
-// Served from a poll() loop: serve() for one connection, or VhostUserServer
-// (vhost_user_server.h) for several devices of one process. The device's work is done inline,
-// between kicks, which is plenty for an I2C bus and its interrupt line.
+// A vhost-user back end for one virtio device with one request queue, served by one thread:
+// poll() over the control socket, the queue's kick eventfd and a stop fd (serve()), or as one
+// peer of a SocketServer (socket_server.h) beside the others of its process. The device's work
+// is done inline, between kicks, which is plenty for an I2C bus.
 #pragma once
 
 #include "device/i2c_bus.h"
+#include "device/socket_server.h"
 #include "device/vhost_user_memory.h"
 #include "device/vhost_user_protocol.h"
 #include "device/virtqueue.h"
 
 #include <cstdint>
 #include <functional>
-#include <optional>
-#include <poll.h>
 #include <span>
 #include <string>
 #include <vector>
 
 namespace ksweep::device {
 
-// Handles one available descriptor chain; returns the used length, or nullopt when the device
-// keeps the chain to complete it later (VhostUserBackend::complete): a virtio-gpio eventq
-// buffer waits for its interrupt.
-using ChainHandler = std::function<std::optional<uint32_t>(
-    std::span<const uint8_t> descriptor_table, uint16_t head, const GuestMemory& memory)>;
+// Handles one available descriptor chain; returns the used length.
+using ChainHandler = std::function<uint32_t(std::span<const uint8_t> descriptor_table,
+                                            uint16_t head, const GuestMemory& memory)>;
 
-// What one device answers besides the protocol.
-struct VhostUserDevice {
-    uint64_t features = 0;            // device-specific feature bits, offered with the transport's
-    std::vector<ChainHandler> queues; // one handler per virtqueue, by queue index
-    std::vector<uint8_t> config;      // the config space (GET_CONFIG); empty: the device has none
-    // Called when a queue stops or the connection resets: the chains the device kept for it are
-    // gone and must not be completed.
-    std::function<void(uint16_t queue)> queue_stopped = {};
-};
-
-class VhostUserBackend final : public DeferredCompletion {
+class VhostUserBackend final : public SocketPeer {
   public:
-    VhostUserBackend(VhostUserDevice device, LogFn log);
-    // A device with one request queue and no config space (virtio-i2c).
+    // `device_features`: the device-specific feature bits offered besides the transport ones.
     VhostUserBackend(uint64_t device_features, ChainHandler handler, LogFn log);
     ~VhostUserBackend() override;
     VhostUserBackend(const VhostUserBackend&) = delete;
@@ -49,18 +34,10 @@ class VhostUserBackend final : public DeferredCompletion {
     // readable (returns false). A protocol error closes the connection with a log line.
     bool serve(int connection, int stop_fd);
 
-    // The poll loop's side, for serving several back ends at once: the fds to poll (the
-    // connection and the enabled queues' kick fds), then what they reported. handle() returns
-    // false when the connection is closed (the back end is reset and may take a new one).
-    void attach(int connection);
-    bool attached() const { return connection_ >= 0; }
-    void add_poll_fds(std::vector<pollfd>& fds) const;
-    bool handle(std::span<const pollfd> fds);
-
-    // Returns a chain the device kept (ChainHandler returned nullopt) with its used length, and
-    // signals the guest. False when the queue is gone (stopped, reset, not started).
-    bool complete(uint16_t queue, uint16_t head, uint32_t used) override;
-    const GuestMemory& memory() const override { return memory_.view(); }
+    // SocketPeer: the connection and the queue's kick fd.
+    void attach(int connection) override { connection_ = connection; }
+    void add_poll_fds(std::vector<pollfd>& fds) const override;
+    bool handle(std::span<const pollfd> fds) override;
 
     uint64_t kicks() const { return kicks_; }
 
@@ -76,29 +53,24 @@ class VhostUserBackend final : public DeferredCompletion {
         SplitVirtqueue queue;
     };
 
-    bool handle_message();
+    bool handle_message(int connection);
     // Returns false when the message is refused (logged, and acked as failed if asked);
     // `reply` is sent if non-empty.
     bool dispatch(const vhost_user::Header& header, std::span<const uint8_t> payload,
                   std::vector<int>& fds, std::vector<uint8_t>& reply);
-    bool get_config(std::span<const uint8_t> payload, std::vector<uint8_t>& reply) const;
-    Vring* ring(uint32_t index);
-    bool start_queue(uint16_t index);
-    void process_queue(uint16_t index);
-    void notify(Vring& vring);
-    void detach_ring(Vring& vring);
-    void stop_ring(uint16_t index);
+    void process_queue();
+    void detach_ring();
+    void stop_ring();
     void reset();
     void replace_fd(int& slot, std::vector<int>& fds, uint64_t payload);
 
-    VhostUserDevice device_;
     uint64_t offered_features_;
-    uint64_t offered_protocol_features_;
     uint64_t acked_features_ = 0;
     uint64_t protocol_features_ = 0;
+    ChainHandler handler_;
     LogFn log_;
     VhostUserMemory memory_;
-    std::vector<Vring> rings_;
+    Vring ring_;
     int connection_ = -1;
     uint64_t kicks_ = 0;
 };

@@ -1,6 +1,6 @@
-// The vhost-user wire format (QEMU docs/interop/vhost-user.rst) for the messages a device back
-// end with a few queues and a config space answers. All fields are in host byte order; file
-// descriptors travel as SCM_RIGHTS ancillary data with the message header.
+// The vhost-user wire format (QEMU docs/interop/vhost-user.rst) for the messages a one-queue
+// device back end answers. All fields are in host byte order; file descriptors travel as
+// SCM_RIGHTS ancillary data with the message header.
 #pragma once
 
 #include <cstdint>
@@ -24,8 +24,6 @@ enum Request : uint32_t {
     kSetProtocolFeatures = 16,
     kGetQueueNum = 17,
     kSetVringEnable = 18,
-    kGetConfig = 24,
-    kSetConfig = 25,
 };
 
 inline constexpr uint32_t kVersion = 0x1;
@@ -34,9 +32,6 @@ inline constexpr uint32_t kFlagNeedReply = 1u << 3;
 
 inline constexpr uint64_t kFeatureProtocolFeatures = 1ull << 30;
 inline constexpr uint64_t kProtocolFeatureReplyAck = 1ull << 3;
-// GET_CONFIG/SET_CONFIG: offered by a device with a config space (QEMU's vhost-user-gpio refuses
-// a back end without it; vhost-user-i2c masks it off).
-inline constexpr uint64_t kProtocolFeatureConfig = 1ull << 9;
 
 // Virtio transport features every back end here offers.
 inline constexpr uint64_t kVirtioFVersion1 = 1ull << 32;
@@ -83,16 +78,7 @@ struct Memory {
     MemoryRegionDesc regions[kMaxMemoryRegions];
 };
 
-// GET_CONFIG/SET_CONFIG payload: this header, then `size` bytes of the config space.
-struct ConfigHeader {
-    uint32_t offset;
-    uint32_t size;
-    uint32_t flags;
-};
-inline constexpr uint32_t kMaxConfigSize = 256;
-
 static_assert(sizeof(Header) == 12);
-static_assert(sizeof(ConfigHeader) == 12);
 static_assert(sizeof(VringAddr) == 40);
 static_assert(sizeof(Memory) == 8 + 32 * kMaxMemoryRegions);
 

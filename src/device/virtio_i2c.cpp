@@ -10,6 +10,35 @@ namespace {
 constexpr size_t kOutHeaderSize = 8;
 constexpr uint32_t kKnownFlags = kVirtioI2cFlagFailNext | kVirtioI2cFlagRead;
 
+// Copies the driver-readable segments into one buffer (at most `limit` bytes).
+bool gather(const std::vector<Segment>& readable, const GuestMemory& memory, uint64_t limit,
+            std::vector<uint8_t>& out) {
+    for (const auto& s : readable) {
+        if (out.size() + s.len > limit)
+            return false;
+        auto bytes = memory.translate(s.guest_phys, s.len);
+        if (!bytes)
+            return false;
+        out.insert(out.end(), bytes->begin(), bytes->end());
+    }
+    return true;
+}
+
+// Writes `data` across `segments` in order; the segments were checked at parse time, but
+// translate again so a changed memory table can never turn them into a wild write.
+void scatter(const std::vector<Segment>& segments, const GuestMemory& memory,
+             std::span<const uint8_t> data) {
+    size_t done = 0;
+    for (const auto& s : segments) {
+        if (done >= data.size())
+            return;
+        size_t n = std::min<size_t>(s.len, data.size() - done);
+        if (auto dst = memory.translate(s.guest_phys, n))
+            std::memcpy(dst->data(), data.data() + done, n);
+        done += n;
+    }
+}
+
 } // namespace
 
 I2cRequest parse_i2c_request(const std::vector<Segment>& chain, const GuestMemory& memory) {
@@ -39,7 +68,7 @@ I2cRequest parse_i2c_request(const std::vector<Segment>& chain, const GuestMemor
     writable_len -= 1;
 
     std::vector<uint8_t> out;
-    if (!gather_readable(readable, memory, kOutHeaderSize + kMaxI2cMessage, out)) {
+    if (!gather(readable, memory, kOutHeaderSize + kMaxI2cMessage, out)) {
         req.error = "out buffers too long or outside guest memory";
         return req;
     }
@@ -83,7 +112,7 @@ I2cRequest parse_i2c_request(const std::vector<Segment>& chain, const GuestMemor
 
 uint32_t VirtioI2cDevice::complete(const I2cRequest& req, const GuestMemory& memory, uint8_t status,
                                    std::span<const uint8_t> data) {
-    scatter_writable(req.read_buffer, memory, data);
+    scatter(req.read_buffer, memory, data);
     if (auto dst = memory.translate(req.status->guest_phys, 1))
         (*dst)[0] = status;
     return static_cast<uint32_t>(data.size()) + 1;

@@ -1,6 +1,5 @@
 #include "device/virtqueue.h"
 
-#include <algorithm>
 #include <atomic>
 #include <bit>
 #include <cstring>
@@ -138,32 +137,6 @@ void store_u16(std::span<uint8_t> ring, size_t offset, uint16_t value) {
 }
 
 } // namespace
-
-bool gather_readable(const std::vector<Segment>& readable, const GuestMemory& memory,
-                     uint64_t limit, std::vector<uint8_t>& out) {
-    for (const auto& s : readable) {
-        if (out.size() + s.len > limit)
-            return false;
-        auto bytes = memory.translate(s.guest_phys, s.len);
-        if (!bytes)
-            return false;
-        out.insert(out.end(), bytes->begin(), bytes->end());
-    }
-    return true;
-}
-
-void scatter_writable(const std::vector<Segment>& segments, const GuestMemory& memory,
-                      std::span<const uint8_t> data) {
-    size_t done = 0;
-    for (const auto& s : segments) {
-        if (done >= data.size())
-            return;
-        size_t n = std::min<size_t>(s.len, data.size() - done);
-        if (auto dst = memory.translate(s.guest_phys, n))
-            std::memcpy(dst->data(), data.data() + done, n);
-        done += n;
-    }
-}
 
 bool SplitVirtqueue::attach(const GuestMemory& memory, const RingAddresses& rings, uint16_t size,
                             uint16_t next_avail) {

@@ -67,31 +67,11 @@ struct ChainResult {
 ChainResult read_descriptor_chain(std::span<const uint8_t> table, uint16_t head,
                                   const GuestMemory& memory);
 
-// Copies the driver-readable segments into one buffer; false when they hold more than `limit`
-// bytes or leave guest memory.
-bool gather_readable(const std::vector<Segment>& readable, const GuestMemory& memory,
-                     uint64_t limit, std::vector<uint8_t>& out);
-// Writes `data` across `segments` in order. The segments were checked when the chain was read,
-// but each is translated again, so a changed memory table can never turn one into a wild write.
-void scatter_writable(const std::vector<Segment>& segments, const GuestMemory& memory,
-                      std::span<const uint8_t> data);
-
 // The ring addresses of a queue as the VMM gives them (its user addresses).
 struct RingAddresses {
     uint64_t desc = 0;
     uint64_t avail = 0;
     uint64_t used = 0;
-};
-
-// Gives back chains a device kept past its handler (a virtio-gpio interrupt buffer waits for its
-// interrupt): the vhost-user back end does it; tests fake it.
-class DeferredCompletion {
-  public:
-    virtual ~DeferredCompletion() = default;
-    // Guest memory as mapped now, to fill a kept chain's buffers just before completing it.
-    virtual const GuestMemory& memory() const = 0;
-    // Returns the chain at `head` of `queue` with its used length; false when the queue is gone.
-    virtual bool complete(uint16_t queue, uint16_t head, uint32_t used) = 0;
 };
 
 // A split virtqueue being served: pops available heads, pushes used elements.

@@ -111,7 +111,7 @@ std::optional<GuestRunOptions> prepare_guest_run(const GuestBenchmarkOptions& op
         }
 
         InitramfsContents contents;
-        if (result.interrupt == device::InterruptMode::gpio) {
+        if (result.interrupt == device::InterruptMode::wired) {
             progress("building the bind module");
             ModuleBuildResult bind =
                 build_modules({{KSWEEP_SOURCE_DIR "/qemu/bind/ksweep_i2c_bind.c"},

@@ -49,7 +49,7 @@ struct GuestBenchmarkOptions {
     std::vector<std::string> driver_include_dirs;
     std::uint32_t extends = 10;
     std::string profile; // default: the registry entry's
-    // The chip's interrupt line: wired through virtio-gpio or not; default: the registry entry's
+    // The chip's interrupt line: wired to the driver or not; default: the registry entry's
     // bind.interrupt (what boards do).
     std::optional<device::InterruptMode> interrupt;
     std::chrono::seconds timeout{0}; // 0: a budget scaled to `extends`

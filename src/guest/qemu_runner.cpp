@@ -126,7 +126,7 @@ std::string guest_kernel_args(const device::DeviceEntry& device, std::uint32_t e
     std::snprintf(address, sizeof address, "0x%02x", device.i2c_address);
     return "ksweep.n=" + std::to_string(extends) + " ksweep.device=" + device.i2c_device_id +
            " ksweep.addr=" + address + " ksweep.tpm=" + device::to_string(device.tpm) +
-           (interrupt == device::InterruptMode::gpio ? " ksweep.irq=gpio" : "");
+           (interrupt == device::InterruptMode::wired ? " ksweep.irq=ivshmem" : "");
 }
 
 std::vector<std::string> qemu_command(const GuestRunOptions& o, const std::string& socket) {
@@ -143,9 +143,9 @@ std::vector<std::string> qemu_command(const GuestRunOptions& o, const std::strin
          "console=ttyS0 quiet panic=-1 " + guest_kernel_args(o.device, o.extends, o.interrupt)});
     auto device = vhost_user_i2c_args(o.memory_mb, socket);
     args.insert(args.end(), device.begin(), device.end());
-    if (o.interrupt == device::InterruptMode::gpio) {
-        auto gpio = vhost_user_gpio_args(gpio_socket_beside(socket));
-        args.insert(args.end(), gpio.begin(), gpio.end());
+    if (o.interrupt == device::InterruptMode::wired) {
+        auto irq = ivshmem_doorbell_args(irq_socket_beside(socket));
+        args.insert(args.end(), irq.begin(), irq.end());
     }
     return args;
 }
@@ -168,13 +168,13 @@ std::vector<std::string> vhost_user_i2c_args(int memory_mb, const std::string& s
             "-device",  "vhost-user-i2c-pci,chardev=tpmi2c"};
 }
 
-std::vector<std::string> vhost_user_gpio_args(const std::string& socket) {
-    return {"-chardev", "socket,id=tpmgpio,path=" + socket, "-device",
-            "vhost-user-gpio-pci,chardev=tpmgpio"};
+std::vector<std::string> ivshmem_doorbell_args(const std::string& socket) {
+    return {"-chardev", "socket,id=tpmirq,path=" + socket, "-device",
+            "ivshmem-doorbell,chardev=tpmirq,vectors=1"};
 }
 
-std::string gpio_socket_beside(const std::string& i2c_socket) {
-    return (fs::path(i2c_socket).parent_path() / "tpm-gpio.sock").string();
+std::string irq_socket_beside(const std::string& i2c_socket) {
+    return (fs::path(i2c_socket).parent_path() / "tpm-irq.sock").string();
 }
 
 GuestRunResult run_guest(const GuestRunOptions& options) {
@@ -190,7 +190,7 @@ GuestRunResult run_guest(const GuestRunOptions& options) {
     fs::create_directories(state_dir);
     std::string socket = socket_path(dir);
     fs::remove(socket);
-    fs::remove(gpio_socket_beside(socket));
+    fs::remove(irq_socket_beside(socket));
     auto progress = [&](const std::string& text) {
         if (options.on_progress)
             options.on_progress(text);
@@ -201,8 +201,8 @@ GuestRunResult run_guest(const GuestRunOptions& options) {
         options.tpmd,       "--registry", options.registry, "--device",      options.device.driver,
         "--socket",         socket,       "--profile",      options.profile, "--state-dir",
         state_dir.string(), "--stats",    r.stats_path,     "--log",         r.backend_log};
-    if (options.interrupt == device::InterruptMode::gpio)
-        backend_args.insert(backend_args.end(), {"--gpio-socket", gpio_socket_beside(socket)});
+    if (options.interrupt == device::InterruptMode::wired)
+        backend_args.insert(backend_args.end(), {"--irq-socket", irq_socket_beside(socket)});
     if (options.trace) {
         r.trace_log = (dir / "i2c-trace.log").string();
         backend_args.insert(backend_args.end(), {"--trace", r.trace_log});

@@ -1,5 +1,5 @@
 // One validation boot: start ksweep-tpmd (the emulated I2C TPM the device registry names, behind
-// vhost-user-i2c, with its interrupt line behind vhost-user-gpio when the boot wires it), boot
+// vhost-user-i2c, with its interrupt line behind ivshmem-doorbell when the boot wires it), boot
 // Debian's stock kernel with the guest initramfs in QEMU under TCG, read the guest's console until
 // it powers off or the timeout kills it, then check the final PCR against the host's hash chain.
 // Every log stays in the run directory.
@@ -27,8 +27,8 @@ struct GuestRunOptions {
     std::string registry; // the device registry it reads (qemu/devices.yaml)
     // The registry entry: the model ksweep-tpmd runs, what the guest binds and benchmarks.
     device::DeviceEntry device;
-    // gpio: the chip's interrupt line reaches the guest through vhost-user-gpio-pci (ksweep-tpmd
-    // serves it too) and the guest binds the chip with it (initramfs' bind module).
+    // wired: the chip's interrupt line reaches the guest through ivshmem-doorbell (ksweep-tpmd is
+    // its server) and the guest binds the chip with it (initramfs' bind module).
     device::InterruptMode interrupt = device::InterruptMode::none;
     std::string profile; // its device profile (qemu/profiles/*.yaml)
     std::uint32_t extends = 10;
@@ -84,11 +84,11 @@ std::vector<std::string> guest_clock_args();
 // (which must equal -m) and the vhost-user-i2c device on the back end's `socket`. One place for
 // both the local boot and the LAVA jobs' extra_options.
 std::vector<std::string> vhost_user_i2c_args(int memory_mb, const std::string& socket);
-// The GPIO controller that carries the chip's interrupt line (ksweep-tpmd --gpio-socket), after
-// the I2C device: guest memory is already shared.
-std::vector<std::string> vhost_user_gpio_args(const std::string& socket);
-// Where the GPIO controller's socket is, beside the I2C one.
-std::string gpio_socket_beside(const std::string& i2c_socket);
+// The device that carries the chip's interrupt line: ivshmem-doorbell with one MSI-X vector,
+// served by ksweep-tpmd --irq-socket.
+std::vector<std::string> ivshmem_doorbell_args(const std::string& socket);
+// Where the doorbell's socket is, beside the I2C one.
+std::string irq_socket_beside(const std::string& i2c_socket);
 
 // The QEMU command line for one boot (exposed for tests and for the log).
 std::vector<std::string> qemu_command(const GuestRunOptions& options, const std::string& socket);

@@ -158,7 +158,7 @@ DeviceRun run_device_level(const device::DeviceEntry& device, const SourceSnapsh
     // Interleaved, so a slow phase of the host hits both variants alike. A device with an
     // interrupt line boots once per wiring: each row has its own run directories.
     std::string wiring =
-        has_line ? (options.interrupt == device::InterruptMode::gpio ? "-irq" : "-noirq") : "";
+        has_line ? (options.interrupt == device::InterruptMode::wired ? "-irq" : "-noirq") : "";
     for (int boot = 1; boot <= options.boots; ++boot) {
         for (const char* variant : {"baseline", "patched"}) {
             GuestBenchmarkOptions bench;

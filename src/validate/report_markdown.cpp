@@ -96,8 +96,8 @@ void write_device_run(std::ostringstream& md, const PatchResult& patch, const De
        << "Guest kernel " << run.guest_release << " built from the tree with CONFIG_HZ=" << run.hz
        << " (the guest counted " << measured_hz_text(run) << " jiffies per second). ";
     if (!run.interrupt.empty())
-        md << (run.interrupt == "gpio"
-                   ? "The chip's interrupt line reached the driver (a virtio-gpio line), as on "
+        md << (run.interrupt == "wired"
+                   ? "The chip's interrupt line reached the driver (an ivshmem doorbell), as on "
                      "the boards that have it. "
                    : "The chip's interrupt line was not wired: the driver waited its fixed "
                      "delay after every access. ");

@@ -25,7 +25,7 @@ const char* to_string(LevelStatus status) {
 std::string interrupt_suffix(const DeviceRun& run) {
     if (run.interrupt.empty())
         return "";
-    return run.interrupt == "gpio" ? ", IRQ" : ", no IRQ";
+    return run.interrupt == "wired" ? ", IRQ" : ", no IRQ";
 }
 
 bool PatchResult::passed() const {

@@ -74,7 +74,7 @@ struct VariantSummary {
 struct DeviceRun {
     std::string driver; // the device registry entry booted
     int hz = 0;         // CONFIG_HZ of the guest kernel it booted (one per --hz)
-    // The chip's interrupt line: "gpio" wired to the guest, "none" left unwired (one row per
+    // The chip's interrupt line: "wired" to the guest's driver, "none" left unwired (one row per
     // --interrupt), "" for a device that has none.
     std::string interrupt;
     std::string guest_release;   // that kernel's release (its uname -r), built from the tree

@@ -422,7 +422,7 @@ void SeriesValidator::boot_device(PatchResult& result, const device::DeviceEntry
     bool has_line = device.interrupt != device::InterruptMode::none;
     std::string name =
         module.name + " HZ=" + std::to_string(hz) +
-        (has_line ? (wiring == device::InterruptMode::gpio ? " IRQ" : " no IRQ") : "");
+        (has_line ? (wiring == device::InterruptMode::wired ? " IRQ" : " no IRQ") : "");
     LevelResult one;
     if (wiring != device::InterruptMode::none && (lava_export_ || lava_results_)) {
         // The lab's device dictionary (lava/) starts ksweep-tpmd with the I2C socket alone.
@@ -610,9 +610,9 @@ ReportFiles write_report_files(const ValidationReport& report, const std::string
                 chart_names.push_back(""); // no extend ran: nothing to draw
                 continue;
             }
-            std::string wiring = run.interrupt.empty()     ? ""
-                                 : run.interrupt == "gpio" ? "-irq"
-                                                           : "-noirq";
+            std::string wiring = run.interrupt.empty()      ? ""
+                                 : run.interrupt == "wired" ? "-irq"
+                                                            : "-noirq";
             std::string name = "patch-" + std::to_string(patch.number) + "-" + run.driver + "-hz" +
                                std::to_string(run.hz) + wiring + ".svg";
             std::string title = "Patch " + std::to_string(patch.number) + ", " + run.driver +

@@ -23,7 +23,7 @@ struct ValidateOptions {
     // L4: the guest kernels' HZ, each its own build of the tree (the L4 matrix); empty: the build
     // dir's CONFIG_HZ, else 250, and the report says which.
     std::vector<int> hz;
-    // L4: how the interrupt line of a device that has one is wired, each its own row (gpio, none);
+    // L4: how the interrupt line of a device that has one is wired, each its own row (wired, none);
     // empty: as the device registry says boards wire it.
     std::vector<device::InterruptMode> interrupts;
     // L4: only these device registry entries boot (empty: every one a patch touches); a patch

@@ -90,11 +90,11 @@ TEST(DeviceRegistryTest, Cr50EntryHasItsInterruptLine) {
     ASSERT_NE(cr50, nullptr);
     EXPECT_EQ(cr50->model, "cr50");
     EXPECT_EQ(cr50->i2c_device_id, "cr50");
-    EXPECT_EQ(cr50->interrupt, InterruptMode::gpio);
+    EXPECT_EQ(cr50->interrupt, InterruptMode::wired);
     EXPECT_EQ(registry.find("tpm_i2c_nuvoton")->interrupt, InterruptMode::none);
     EXPECT_EQ(model_mismatch(*cr50, load_device_profile(cr50->profile)), "");
     DeviceEntry wired_nuvoton = *registry.find("tpm_i2c_nuvoton");
-    wired_nuvoton.interrupt = InterruptMode::gpio;
+    wired_nuvoton.interrupt = InterruptMode::wired;
     EXPECT_NE(model_mismatch(wired_nuvoton, DeviceProfile{})
                   .find("model 'nuvoton' drives no interrupt line for bind.interrupt to carry"),
               std::string::npos);
@@ -143,7 +143,7 @@ TEST(DeviceRegistryTest, ErrorsPointAtTheProblem) {
     expect_error(with("sha256", "sha1"), "14:17", "sha256 bank");
     expect_error(with("TPM2_PCR_Extend", "TPM2_Quote"), "13:16", "unknown benchmark");
     expect_error(with("i2c_new_device: tpm_x\n", "i2c_new_device: tpm_x\n      interrupt: wire\n"),
-                 "12:18", "'interrupt' must be gpio or none");
+                 "12:18", "'interrupt' must be wired or none");
     expect_error(with("    bind:\n      i2c_new_device: tpm_x\n", ""), "3:5", "needs 'bind'");
     expect_error(with("tpm_x\n    benchmark", "tpm x\n    benchmark"), "11:23", "device id");
     expect_error("devices: []\n", "1:10", "mapping");

@@ -1,7 +1,6 @@
 // The back end over a socketpair, with the test playing QEMU 7.2: its message order, guest
 // memory in a memfd shared as two regions (one at an mmap offset), a ring of 4, a kick, and the
-// used ring read back. The device is the Nuvoton model answering the probe's ID read; and a
-// two-queue device with a config space, as vhost-user-gpio sees it.
+// used ring read back. The device is the Nuvoton model answering the probe's ID read.
 #include "device/vhost_user_backend.h"
 #include "device/virtio_i2c.h"
 #include "fake_vmm.h"
@@ -158,74 +157,6 @@ TEST_F(VhostUserTest, BadMessagesAreRefusedAndTheConnectionSurvives) {
     EXPECT_NE(vmm->recv_u64(kSetVringNum), 0u) << "queue size must be a power of two";
     vmm->send_msg(kGetFeatures, nullptr, 0);
     EXPECT_NE(vmm->recv_u64(kGetFeatures), 0u) << "still talking";
-}
-
-TEST_F(VhostUserTest, ResetOwnerKeepsTheConnection) {
-    // The fuzzer's find: RESET_OWNER once dropped the connection from the poll set, and the
-    // back end waited forever.
-    vmm->send_msg(kResetOwner, nullptr, 0);
-    vmm->send_msg(kGetFeatures, nullptr, 0);
-    EXPECT_NE(vmm->recv_u64(kGetFeatures), 0u);
-}
-
-TEST_F(VhostUserTest, AnI2cBusHasNoConfigSpace) {
-    vmm->send_msg(kGetProtocolFeatures, nullptr, 0);
-    EXPECT_EQ(vmm->recv_u64(kGetProtocolFeatures) & kProtocolFeatureConfig, 0u)
-        << "QEMU's vhost-user-i2c would mask it off; offering it would be a lie";
-    vmm->send_value(kSetProtocolFeatures, kProtocolFeatureReplyAck | kProtocolFeatureConfig);
-    struct {
-        ConfigHeader header;
-        uint8_t region[8];
-    } get{{0, 8, 0}, {}};
-    vmm->send_value(kGetConfig, get, {}, kVersion | kFlagNeedReply);
-    EXPECT_NE(vmm->recv_u64(kGetConfig), 0u);
-}
-
-// A device of two queues and a config space (virtio-gpio's shape), as QEMU's vhost-user-gpio
-// asks for them.
-TEST(VhostUserDeviceTableTest, ConfigSpaceAndEveryQueueOfTheTable) {
-    int sock[2];
-    ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, sock), 0);
-    int stop = eventfd(0, 0);
-    std::vector<std::string> log;
-    auto keep = [](std::span<const uint8_t>, uint16_t, const GuestMemory&) {
-        return std::optional<uint32_t>();
-    };
-    VhostUserBackend backend(VhostUserDevice{1, {keep, keep}, {1, 0, 0, 0, 0, 0, 0, 0}},
-                             [&log](const std::string& l) { log.push_back(l); });
-    std::thread server([&] { backend.serve(sock[1], stop); });
-    {
-        FakeVmm vmm(sock[0]);
-        vmm.send_msg(kGetProtocolFeatures, nullptr, 0);
-        uint64_t protocol = vmm.recv_u64(kGetProtocolFeatures);
-        EXPECT_TRUE(protocol & kProtocolFeatureConfig) << "QEMU's vhost-user-gpio requires it";
-        vmm.send_value(kSetProtocolFeatures, protocol);
-        struct {
-            ConfigHeader header;
-            uint8_t region[8];
-        } get{{0, 8, 0}, {}};
-        vmm.send_value(kGetConfig, get);
-        auto reply = vmm.recv_reply(kGetConfig);
-        ASSERT_EQ(reply.size(), sizeof get) << "QEMU checks the reply's size";
-        EXPECT_EQ(reply[sizeof(ConfigHeader)], 1) << "ngpio";
-        struct {
-            ConfigHeader header;
-            uint8_t region[16];
-        } past_the_end{{0, 16, 0}, {}};
-        vmm.send_value(kGetConfig, past_the_end, {}, kVersion | kFlagNeedReply);
-        EXPECT_NE(vmm.recv_u64(kGetConfig), 0u);
-        vmm.send_msg(kGetQueueNum, nullptr, 0);
-        EXPECT_EQ(vmm.recv_u64(kGetQueueNum), 2u);
-        vmm.send_value(kSetVringNum, VringState{1, 4}, {}, kVersion | kFlagNeedReply);
-        EXPECT_EQ(vmm.recv_u64(kSetVringNum), 0u) << "the second queue";
-        vmm.send_value(kSetVringNum, VringState{2, 4}, {}, kVersion | kFlagNeedReply);
-        EXPECT_NE(vmm.recv_u64(kSetVringNum), 0u) << "a third there is not";
-    }
-    uint64_t one = 1;
-    ASSERT_EQ(write(stop, &one, 8), 8);
-    server.join();
-    for (int fd : {sock[0], sock[1], stop})
-        close(fd);
 }
 
 TEST_F(VhostUserTest, OversizedPayloadDropsTheConnection) {

@@ -1,8 +1,6 @@
 #!/usr/bin/env python3
-"""Writes the fuzz seeds: seeds/, guest memory images holding well-formed virtio-i2c requests
-(the layout virtio_i2c_fuzz.cpp expects: a 4-entry descriptor table at guest 0x1000);
-seeds_gpio/, virtio-gpio requests and interrupt buffers (virtio_gpio_fuzz.cpp: 8 entries, even
-heads on the requestq, odd ones on the eventq); seeds_vhost/, vhost-user message streams."""
+"""Writes the fuzz seeds in seeds/: guest memory images holding well-formed virtio-i2c requests
+(the layout virtio_i2c_fuzz.cpp expects: a 4-entry descriptor table at guest 0x1000)."""
 import os
 import struct
 
@@ -72,8 +70,8 @@ seeds = {
          (0x320, header(0x13, 0)), (0x330, b"\x98\x40"),
          (0x340, header(0x13, 0)), (0x350, b"\x18\xaa"),
          (0x370, header(0x13, 2))]),
-    # cr50: TPM_STS read as the driver does it (pointer write, interrupt, 4-byte read), then a
-    # commandReady write of all 4 bytes.
+    # cr50: TPM_STS read as the driver does it: the register byte written, then (after the
+    # interrupt) all 4 bytes read, the read as an indirect chain.
     "cr50_status": image(
         desc(BASE + 0x100, 8, NEXT, 1) + desc(BASE + 0x110, 1, NEXT, 2) +
         desc(BASE + 0x118, 1, WRITE) + desc(BASE + 0x200, 48, INDIRECT),
@@ -85,27 +83,6 @@ seeds = {
 for name, data in seeds.items():
     with open(os.path.join(here, name), "wb") as f:
         f.write(data)
-
-
-# virtio-gpio (virtio_gpio_fuzz.cpp): what gpio-virtio sends to bind an interrupt, each chain
-# through an indirect table at 0x600: GET_DIRECTION, SET_IRQ_TYPE falling edge, SET_IRQ_TYPE
-# none and GET_VALUE on the requestq (even heads), a buffer for line 0 on the eventq (odd ones).
-gpio_seeds = os.path.join(os.path.dirname(here), "seeds_gpio")
-os.makedirs(gpio_seeds, exist_ok=True)
-requests = [(2, 0), (6, 2), (6, 0), (4, 0)]
-table, blobs = b"", []
-for head in range(8):
-    at, ind = 0x200 + 0x40 * head, 0x600 + 0x20 * head
-    table += desc(BASE + ind, 32, INDIRECT)
-    if head % 2 == 0:
-        type_, value = requests[head // 2]
-        blobs += [(at, struct.pack("<HHI", type_, 0, value)),
-                  (ind, desc(BASE + at, 8, NEXT, 1) + desc(BASE + at + 0x20, 2, WRITE))]
-    else:
-        blobs += [(at, struct.pack("<H", 0)),
-                  (ind, desc(BASE + at, 2, NEXT, 1) + desc(BASE + at + 0x20, 1, WRITE))]
-with open(os.path.join(gpio_seeds, "bind_and_unbind"), "wb") as f:
-    f.write(image(table, blobs))
 
 
 def msg(request, payload=b"", flags=1):
@@ -125,9 +102,3 @@ start = (msg(1) + msg(15) + msg(16, u64(8)) + msg(3) + msg(1) + msg(13, u64(0x10
          msg(12, u64(0x100)) + msg(18, state(0, 1), 9) + msg(11, state(0, 0)))
 with open(os.path.join(vhost, "qemu_start"), "wb") as f:
     f.write(start)
-# vhost-user-gpio's: its config read, and the second queue set up.
-gpio_start = (msg(1) + msg(15) + msg(16, u64(8 | 1 << 9)) + msg(24, struct.pack("<III", 0, 8, 0) +
-              bytes(8)) + msg(3) + msg(8, state(1, 256)) + msg(10, state(1, 0)) +
-              msg(18, state(1, 1), 9) + msg(11, state(1, 0)))
-with open(os.path.join(vhost, "gpio_start"), "wb") as f:
-    f.write(gpio_start)

@@ -1,13 +1,10 @@
 // Fuzz target: the input is the byte stream a VMM writes on the vhost-user socket (no fds).
 // It is written into a socketpair and served until EOF, so the header and payload reading, the
-// size checks and every request's payload parsing see arbitrary bytes. The device has the
-// shape of the largest one here, the virtio-gpio controller: two queues (the eventq keeps its
-// buffers) and a config space, so queue indices and GET_CONFIG are parsed too. Replies pile up
-// in the other end's receive buffer, which is ample for the default 4 KiB inputs.
+// size checks and every request's payload parsing see arbitrary bytes. Replies pile up in the
+// other end's receive buffer, which is ample for the default 4 KiB inputs.
 #include "device/vhost_user_backend.h"
-#include "device/virtio_gpio.h"
+#include "device/virtio_i2c.h"
 
-#include <functional>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -27,17 +24,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         done += static_cast<size_t>(n);
     }
     shutdown(sv[0], SHUT_WR);
-    auto quiet = [](const std::string&) {};
-    VirtioGpioDevice gpio(1, quiet);
-    using namespace std::placeholders;
     VhostUserBackend backend(
-        VhostUserDevice{gpio.features(),
-                        {std::bind(&VirtioGpioDevice::handle_request, &gpio, _1, _2, _3),
-                         std::bind(&VirtioGpioDevice::handle_event, &gpio, _1, _2, _3)},
-                        gpio.config(),
-                        [&gpio](uint16_t queue) { gpio.queue_stopped(queue); }},
-        quiet);
-    gpio.set_completion(&backend);
+        kVirtioI2cFZeroLengthRequest,
+        [](std::span<const uint8_t>, uint16_t, const GuestMemory&) { return 0u; },
+        [](const std::string&) {});
     backend.serve(sv[1], stop);
     close(sv[0]);
     close(sv[1]);

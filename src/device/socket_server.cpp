@@ -1,4 +1,4 @@
-#include "device/vhost_user_server.h"
+#include "device/socket_server.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -32,25 +32,25 @@ int listen_on(const std::string& path, std::string& error) {
     return fd;
 }
 
-void VhostUserServer::add(const std::string& name, int listener, VhostUserBackend& backend) {
-    endpoints_.push_back({name, listener, -1, false, &backend});
+void SocketServer::add(const std::string& name, int listener, SocketPeer& peer) {
+    endpoints_.push_back({name, listener, -1, false, &peer});
 }
 
-VhostUserServer::~VhostUserServer() {
+SocketServer::~SocketServer() {
     for (auto& e : endpoints_)
         for (int fd : {e.connection, e.listener})
             if (fd >= 0)
                 close(fd);
 }
 
-bool VhostUserServer::finished() const {
+bool SocketServer::finished() const {
     return std::all_of(endpoints_.begin(), endpoints_.end(),
                        [](const Endpoint& e) { return e.connected_once && e.connection < 0; });
 }
 
-bool VhostUserServer::serve(int stop_fd) {
+bool SocketServer::serve(int stop_fd) {
     while (!finished()) {
-        // Layout: the stop fd, each endpoint's listener or its back end's fds, in order.
+        // Layout: the stop fd, each endpoint's listener or its peer's fds, in order.
         std::vector<pollfd> fds{{stop_fd, POLLIN, 0}};
         std::vector<size_t> first(endpoints_.size());
         for (size_t i = 0; i < endpoints_.size(); ++i) {
@@ -58,12 +58,12 @@ bool VhostUserServer::serve(int stop_fd) {
             if (endpoints_[i].connection < 0)
                 fds.push_back({endpoints_[i].listener, POLLIN, 0});
             else
-                endpoints_[i].backend->add_poll_fds(fds);
+                endpoints_[i].peer->add_poll_fds(fds);
         }
         if (poll(fds.data(), fds.size(), -1) < 0) {
             if (errno == EINTR)
                 continue;
-            log_(std::string("vhost-user: poll: ") + std::strerror(errno));
+            log_(std::string("poll: ") + std::strerror(errno));
             return false;
         }
         if (fds[0].revents)
@@ -78,13 +78,13 @@ bool VhostUserServer::serve(int stop_fd) {
                 e.connection = accept4(e.listener, nullptr, nullptr, SOCK_CLOEXEC);
                 if (e.connection >= 0) {
                     e.connected_once = true;
-                    e.backend->attach(e.connection);
-                    log_("vhost-user: connected (" + e.name + ")");
+                    e.peer->attach(e.connection);
+                    log_(e.name + ": connected");
                 }
-            } else if (!e.backend->handle(mine)) {
+            } else if (!e.peer->handle(mine)) {
                 close(e.connection);
                 e.connection = -1;
-                log_("vhost-user: disconnected (" + e.name + ")");
+                log_(e.name + ": disconnected");
             }
         }
     }
