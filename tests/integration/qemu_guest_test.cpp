@@ -190,8 +190,9 @@ TEST_F(QemuGuest, Cr50WithItsInterruptLinePatchedBreaksTheStrictProfile) {
     EXPECT_EQ(run.device->protocol_errors, 0) << run.stats;
     EXPECT_EQ(run.device->malformed_requests, 0) << run.stats;
     EXPECT_GT(run.device->counter("interrupts_delivered"), 0) << run.stats;
-    // Twice per command after the first: set_ready() before each extend, at least.
-    EXPECT_GE(run.device->counter("ready_write_gap_violations"), 8) << run.stats;
+    // set_ready()'s 2.0-2.4 ms; msleep(2) takes 8-12 ms here and never breaks it (the model's
+    // tests; the bench's L4 rows).
+    EXPECT_GT(run.device->counter("ready_write_gap_violations"), 0) << run.stats;
 }
 
 // Without the line: the client made through new_device, matched by its name against the OF
