@@ -9,6 +9,7 @@
 #include <cctype>
 #include <charconv>
 #include <optional>
+#include <regex>
 
 namespace ksweep::check {
 
