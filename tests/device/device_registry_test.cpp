@@ -40,7 +40,7 @@ TEST(DeviceRegistryTest, NuvotonEntrySaysWhatEveryoneDoes) {
     // Relative to the registry: the same path the validation report always named.
     EXPECT_EQ(nuvoton->profile,
               std::string(KSWEEP_SOURCE_DIR) + "/qemu/profiles/nuvoton_npct_default.yaml");
-    EXPECT_EQ(nuvoton->source_path, kRegistry + ":29");
+    EXPECT_EQ(nuvoton->source_path, kRegistry + ":31");
 }
 
 // Two modules from a subdirectory, core first; TPM 1.2 with the SHA-1 benchmark.
