@@ -132,7 +132,7 @@ TEST(GuestOutput, AKernelMessageBeforeOurTextOnTheSameLine) {
 // A device file's run: qemu/op/ksweep_op.c's records, the values it read, and what the kernel
 // said while the operations ran.
 std::string operation_run(const char* second) {
-    return std::string("ksweep-guest: phase init kernel=6.1.192\r\n"
+    return std::string("ksweep-guest: phase init kernel=6.1.0-0-test\r\n"
                        "ksweep-guest: module regmap-i2c.ko\r\n"
                        "ksweep-guest: module ak8974.ko\r\n"
                        "ksweep-guest: client 0-000e\r\n"
