@@ -2,8 +2,10 @@
 # /init of the ksweep validation guest (busybox sh). Loads the modules listed in
 # /lib/modules/load.order (the drivers under test and the guest kernel's modules they need; what
 # the guest kernel has built in, such as i2c-virtio, needs no insmod), creates the I2C device
-# through sysfs, then for a TPM waits for /dev/tpm0 and runs the extend benchmark, for a device
-# file's chip waits for its sysfs target and runs its operation (ksweep_op), and powers off. Every line for the host starts with "ksweep-guest:" or
+# through sysfs (or, a TPM with its interrupt line, through the bind module), then for a TPM waits
+# for /dev/tpm0 and runs the extend benchmark, for a device file's chip waits for its sysfs target
+# and runs its operation (ksweep_op), and powers off. Every line for the host starts with
+# "ksweep-guest:" or
 # "ksweep-extend:" (see src/guest/guest_output.cpp); the host also enforces a timeout, so
 # this script never needs to wait forever.
 #
@@ -12,6 +14,9 @@
 #   ksweep.device=NAME    I2C device id to instantiate (default tpm2_i2c_nuvoton)
 #   ksweep.addr=0xNN      its 7-bit address (default 0x2e)
 #   ksweep.tpm=2.0|1.2    the TPM family the extend benchmark speaks (default 2.0)
+#   ksweep.irq=ivshmem    the chip's interrupt is the ivshmem doorbell's MSI-X vector: the
+#                         client is created by /lib/modules/bind/ksweep_i2c_bind.ko with it
+#                         (new_device cannot pass an IRQ)
 #   ksweep.wait=S         seconds to wait for /dev/tpm0 or the target (default 20)
 #   ksweep.op=OP          a device file's operation instead of the TPM benchmark: read or
 #                         rtc-set-time (ksweep_op), N times
@@ -32,7 +37,7 @@ say() { echo "ksweep-guest: $*"; }
 
 finish() {
     say "dmesg-begin"
-    dmesg | grep -Ei "tpm|i2c|virtio|taint|$device" | sed 's/^/ksweep-guest: dmesg /'
+    dmesg | grep -Ei "tpm|i2c|virtio|ivshmem|taint|$device" | sed 's/^/ksweep-guest: dmesg /'
     say "dmesg-end"
     say "phase poweroff"
     sync
@@ -44,7 +49,7 @@ fail() {
     finish
 }
 
-n=10 device=tpm2_i2c_nuvoton addr=0x2e tpm=2.0 wait=20 lava= op= target= oparg=
+n=10 device=tpm2_i2c_nuvoton addr=0x2e tpm=2.0 wait=20 lava= irq= op= target= oparg=
 for arg in $(cat /proc/cmdline); do
     case "$arg" in
         ksweep.n=*) n=${arg#*=} ;;
@@ -53,6 +58,7 @@ for arg in $(cat /proc/cmdline); do
         ksweep.tpm=*) tpm=${arg#*=} ;;
         ksweep.wait=*) wait=${arg#*=} ;;
         ksweep.lava=*) lava=${arg#*=} ;;
+        ksweep.irq=*) irq=${arg#*=} ;;
         ksweep.op=*) op=${arg#*=} ;;
         ksweep.target=*) target=${arg#*=} ;;
         ksweep.arg=*) oparg=${arg#*=} ;;
@@ -86,8 +92,13 @@ for bus in /sys/bus/i2c/devices/i2c-*; do
     grep -qi virtio "$bus/name" 2>/dev/null && adapter=$bus && break
 done
 [ -n "$adapter" ] || fail "no virtio I2C adapter (is the vhost-user-i2c device there?)"
-say "phase probe adapter=${adapter##*/} device=$device addr=$addr"
-echo "$device $addr" > "$adapter/new_device" || fail "new_device $device $addr refused"
+say "phase probe adapter=${adapter##*/} device=$device addr=$addr irq=${irq:-none}"
+if [ "$irq" = ivshmem ]; then
+    out=$(insmod /lib/modules/bind/ksweep_i2c_bind.ko adapter="${adapter##*/i2c-}" \
+        type="$device" addr="$addr" 2>&1) || fail "bind module: $out"
+else
+    echo "$device $addr" > "$adapter/new_device" || fail "new_device $device $addr refused"
+fi
 say "client ${adapter##*/i2c-}-$(printf %04x "$addr")"
 
 if [ -n "$op" ]; then

@@ -149,9 +149,10 @@ void print_scan_summary(const ScanResult& scan) {
 void print_device_table(const validate::DeviceRun& run) {
     using validate::format_duration_us;
     std::printf("\n%s, %u %s per boot, %d+%d boots (emulated I2C TPM, QEMU TCG with -icount "
-                "shift=0, guest kernel %s built from the tree, HZ=%d):\n\n",
+                "shift=0, guest kernel %s built from the tree, HZ=%d%s):\n\n",
                 run.driver.c_str(), run.extends, run.command.c_str(), run.baseline.boots,
-                run.patched.boots, run.guest_release.c_str(), run.hz);
+                run.patched.boots, run.guest_release.c_str(), run.hz,
+                validate::interrupt_suffix(run).c_str());
     std::printf("  %-9s %10s  %-21s %10s %10s\n", "variant", "total", "min - max", "median", "p95");
     for (const auto* v : {&run.baseline, &run.patched}) {
         const auto& s = v->summary;
@@ -256,6 +257,11 @@ int demo_command(int argc, char** argv) {
         validate_options.series_dir = written.series.front().dir;
         validate_options.boots = boots;
         validate_options.extends = static_cast<std::uint32_t>(extends);
+        // The 2017 replay's drivers; the cr50 (2020) has its model too, and its L4 rows, with
+        // and without its interrupt line, are `ksweep validate`'s (docs/cr50.md).
+        validate_options.l4_devices = {"tpm_i2c_nuvoton", "tpm_st33zp24_i2c"};
+        validate_options.l4_devices_why =
+            "the demo boots the 2017 replay's drivers; ksweep validate boots it";
         validate_options.on_progress = [&log](const std::string& what) {
             if (what.find(": extend ") == std::string::npos) // one line per extend is noise
                 log(what);

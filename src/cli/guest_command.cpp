@@ -60,7 +60,8 @@ std::string build_line(const guest::ModuleBuildResult& build) {
 } // namespace
 
 int guest_command(int argc, char** argv) {
-    std::string device = "tpm_i2c_nuvoton", driver_source, driver_dir, profile, keep, tree;
+    std::string device = "tpm_i2c_nuvoton", driver_source, driver_dir, profile, keep, tree,
+                interrupt;
     int extends = 10, timeout = 0, hz = 250;
     bool trace = false;
     ArgParser parser(
@@ -85,8 +86,11 @@ int guest_command(int argc, char** argv) {
     std::vector<std::string> positionals;
     parser.positionals(&positionals, 0);
     parser.option("--device", &device, "NAME",
-                  "device registry entry (default tpm_i2c_nuvoton; also tpm_st33zp24_i2c and\n"
-                  "every device file's driver: `ksweep devices` lists them)");
+                  "device registry entry (default tpm_i2c_nuvoton; also tpm_st33zp24_i2c,\n"
+                  "tpm_tis_i2c_cr50 and every device file's driver: `ksweep devices` lists them)");
+    parser.option("--interrupt", &interrupt, "MODE",
+                  "the chip's interrupt line: wired (to the driver's IRQ) or none (default: as\n"
+                  "boards wire it, qemu/devices.yaml)");
     parser.option("--driver-src", &driver_source, "FILE",
                   "driver source to build and test instead of the tree's file of that name");
     parser.option("--driver-src-dir", &driver_dir, "DIR",
@@ -128,6 +132,10 @@ int guest_command(int argc, char** argv) {
     }
 
     guest::GuestBenchmarkOptions options;
+    if (!interrupt.empty() && !(options.interrupt = device::parse_interrupt_mode(interrupt))) {
+        std::fprintf(stderr, "ksweep guest: --interrupt must be wired or none\n");
+        return 2;
+    }
     options.device = device;
     options.tree = tree;
     options.hz = hz;
@@ -173,6 +181,10 @@ int guest_command(int argc, char** argv) {
                 result.guest.hz, guest::measured_hz_note(run.report, result.guest.hz).c_str(),
                 result.guest.dir.c_str());
     std::printf("driver    %s (%s)\n", sources.c_str(), build_line(result.driver_build).c_str());
+    if (result.device.interrupt != device::InterruptMode::none)
+        std::printf("interrupt %s\n", result.interrupt == device::InterruptMode::wired
+                                          ? "the chip's line, an ivshmem doorbell's MSI-X vector"
+                                          : "not wired (the driver waits its fixed delays)");
     for (const auto& w : result.driver_build.warnings)
         std::printf("          %s\n", w.c_str());
     std::printf("boot      %s, QEMU ran %.1f s at nice %d%s\n", guest::to_string(run.outcome),

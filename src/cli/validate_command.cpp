@@ -64,6 +64,21 @@ std::optional<std::vector<int>> parse_hz_list(const std::string& text) {
     return list;
 }
 
+// "wired,none" -> the L4 wirings of a chip's interrupt line, each once.
+std::optional<std::vector<device::InterruptMode>> parse_interrupt_list(const std::string& text) {
+    std::vector<device::InterruptMode> list;
+    std::istringstream in(text);
+    for (std::string part; std::getline(in, part, ',');) {
+        auto mode = device::parse_interrupt_mode(part);
+        if (!mode || std::find(list.begin(), list.end(), *mode) != list.end())
+            return std::nullopt;
+        list.push_back(*mode);
+    }
+    if (list.empty())
+        return std::nullopt;
+    return list;
+}
+
 // What to do after the report: the figures into the mails and send them, or what failed.
 void print_next(const validate::ValidationReport& report, const validate::ReportFiles& files,
                 const std::string& series_dir, const std::string& tree) {
@@ -169,7 +184,8 @@ int validate_sweep(validate::ValidateOptions options, const std::string& sweep,
 
 int validate_command(int argc, char** argv) {
     std::string series_dir, git_range, levels_text = "1,2,3,4", profile,
-                                       out_dir = "validate-report", work_dir, hz_text, guest_tree;
+                                       out_dir = "validate-report", work_dir, hz_text, guest_tree,
+                                       interrupt_text;
     TreeBuildOptions tree_build;
     int boots = 2, extends = 200;
     bool keep_work = false;
@@ -205,6 +221,9 @@ int validate_command(int argc, char** argv) {
     parser.deprecated("--hz", "--guest-hz",
                       "the guest kernels' HZ; --hz is the sleep model's HZ in scan, fix, series "
                       "and check");
+    parser.option("--interrupt", &interrupt_text, "LIST",
+                  "L4 wirings of a chip's interrupt line (the cr50's), e.g. wired,none: each its\n"
+                  "own boots and row (default: as boards wire it, qemu/devices.yaml)");
     parser.option("--guest-tree", &guest_tree, "DIR",
                   "whole kernel tree the L4 guest kernel is built from (default: TREE; give it\n"
                   "when TREE is a sparse checkout of it)");
@@ -236,6 +255,11 @@ int validate_command(int argc, char** argv) {
     if (!hz_text.empty() && !(hz_list = parse_hz_list(hz_text)))
         return usage("--guest-hz " + hz_text +
                      ": a list of 100, 250, 300, 1000 (each once), e.g. 250,1000");
+    std::optional<std::vector<device::InterruptMode>> interrupts =
+        std::vector<device::InterruptMode>{};
+    if (!interrupt_text.empty() && !(interrupts = parse_interrupt_list(interrupt_text)))
+        return usage("--interrupt " + interrupt_text +
+                     ": a list of wired and none (each once), e.g. wired,none");
     if (boots < 1 || boots > 50)
         return usage("--boots " + std::to_string(boots) + ": 1 to 50");
     if (extends < 1 || extends > 100000)
@@ -266,6 +290,7 @@ int validate_command(int argc, char** argv) {
     options.extends = static_cast<std::uint32_t>(extends);
     options.profile = profile;
     options.hz = *hz_list;
+    options.interrupts = *interrupts;
     options.guest_tree = guest_tree;
     const bool builds = std::any_of(options.levels.begin(), options.levels.end(),
                                     [](int level) { return level >= 3; });

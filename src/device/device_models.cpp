@@ -1,5 +1,6 @@
 #include "device/device_models.h"
 
+#include "device/cr50_tpm.h"
 #include "device/nuvoton_tpm.h"
 #include "device/st33zp24_tpm.h"
 #include "device/table_device.h"
@@ -21,9 +22,12 @@ constexpr Requirement kNuvotonChecks[] = {Requirement::min_status_gap,
 
 constexpr Requirement kSt33zp24Checks[] = {Requirement::min_ready_poll_interval};
 
+constexpr Requirement kCr50Checks[] = {Requirement::min_ready_write_gap};
+
 constexpr ModelClass kModels[] = {
     {"nuvoton", true, true, kNuvotonChecks, &make<NuvotonTpm>},
     {"st33zp24_i2c", true, false, kSt33zp24Checks, &make<St33zp24Tpm>}, // TPM 1.2 only
+    {"cr50", false, true, kCr50Checks, &make<Cr50Tpm>, true},           // TPM 2.0, INT_AP_L
 };
 
 } // namespace
@@ -54,6 +58,9 @@ std::string model_mismatch(const DeviceEntry& entry, const DeviceProfile& profil
     if (!family)
         return entry.source_path + ": model '" + entry.model + "' has no TPM " +
                to_string(entry.tpm) + " variant";
+    if (entry.interrupt != InterruptMode::none && !model->interrupt_line)
+        return entry.source_path + ": model '" + entry.model +
+               "' drives no interrupt line for bind.interrupt to carry";
     for (Requirement r : stated_requirements(profile.requirements))
         if (std::find(model->checks.begin(), model->checks.end(), r) == model->checks.end())
             return profile.source_path + ": states " + requirement_info(r).profile_key +

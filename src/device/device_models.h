@@ -20,14 +20,17 @@ struct ModelClass {
     // The profile requirements the model enforces; a profile stating another one is refused.
     std::span<const Requirement> checks;
     std::unique_ptr<TpmModel> (*create)(Clock&, TpmEngine&, const DeviceProfile&, LogFn);
+    // The chip has an interrupt output (TpmModel::wire_interrupt) for the boot to wire.
+    bool interrupt_line = false;
 };
 
 std::span<const ModelClass> model_classes();
 const ModelClass* find_model_class(const std::string& name);
 
 // Why `entry` cannot run with `profile` ("" when it can): no such model, a TPM family the chip
-// does not have, or a requirement the model does not check (it would pass silently); for a
-// device file, a delay its rules name that the profile lacks (table_device.h).
+// does not have, an interrupt line the chip does not drive, or a requirement the model does
+// not check (it would pass silently); for a device file, a delay its rules name that the
+// profile lacks (table_device.h).
 std::string model_mismatch(const DeviceEntry& entry, const DeviceProfile& profile);
 
 } // namespace ksweep::device

@@ -21,6 +21,8 @@ constexpr RequirementInfo kRequirements[] = {
      "ready_poll_violations", &TimingRequirements::min_ready_poll_interval},
     {Requirement::min_write_idle, "min_write_idle", "min_write_idle_us", "write_idle_violations",
      &TimingRequirements::min_write_idle},
+    {Requirement::min_ready_write_gap, "min_ready_write_gap", "min_ready_write_gap_us",
+     "ready_write_gap_violations", &TimingRequirements::min_ready_write_gap},
 };
 
 // The commands the Linux TPM core and the extend benchmark send, plus a few common ones; TPM
@@ -153,7 +155,10 @@ DeviceProfile parse_device_profile(const std::string& text, const std::string& p
     }
     if (auto chip = root["chip"]) {
         Yaml::require_map(path, chip, "chip");
-        Yaml::reject_unknown_keys(path, chip, {"burst_count", "command_ready_us"});
+        Yaml::reject_unknown_keys(path, chip,
+                                  {"burst_count", "command_ready_us", "interrupt_delay_us",
+                                   "locality_grant_us", "access_request_pending",
+                                   "busy_after_fifo_write_us", "no_burst_after_fifo_write_us"});
         if (chip["burst_count"]) {
             int burst = 0;
             try {
@@ -166,8 +171,22 @@ DeviceProfile parse_device_profile(const std::string& text, const std::string& p
                            "'burst_count' must be between 10 and 255");
             p.burst_count = static_cast<uint8_t>(burst);
         }
-        if (chip["command_ready_us"])
-            p.command_ready_time = read_us(path, chip["command_ready_us"], "command_ready_us");
+        const std::pair<const char*, Duration DeviceProfile::*> times[] = {
+            {"command_ready_us", &DeviceProfile::command_ready_time},
+            {"interrupt_delay_us", &DeviceProfile::interrupt_delay},
+            {"locality_grant_us", &DeviceProfile::locality_grant_time},
+            {"busy_after_fifo_write_us", &DeviceProfile::busy_after_fifo_write},
+            {"no_burst_after_fifo_write_us", &DeviceProfile::no_burst_after_fifo_write}};
+        for (const auto& [key, value] : times)
+            if (chip[key])
+                p.*value = read_us(path, chip[key], key);
+        if (auto pending = chip["access_request_pending"]) {
+            try {
+                p.access_request_pending = pending.as<bool>();
+            } catch (const YAML::Exception&) {
+                Yaml::fail(path, pending.Mark(), "'access_request_pending' must be true or false");
+            }
+        }
     }
     if (!root["commands"] && !root["delays"])
         Yaml::fail(path, root.Mark(),

@@ -30,6 +30,9 @@ enum class Requirement {
     // A device file's chip (table_device.h): after a write that made it busy (a rule's `busy`),
     // no access sooner than this: the idle time a datasheet asks for after a write cycle.
     min_write_idle,
+    // After a write of commandReady to TPM_STS, no TPM_STS access sooner than this: a chip that
+    // clears its buffers first (cr50_strict_timing).
+    min_ready_write_gap,
 };
 
 struct TimingRequirements {
@@ -37,6 +40,7 @@ struct TimingRequirements {
     std::optional<Duration> min_poll_interval;
     std::optional<Duration> min_ready_poll_interval;
     std::optional<Duration> min_write_idle;
+    std::optional<Duration> min_ready_write_gap;
 
     const std::optional<Duration>& get(Requirement requirement) const;
 };
@@ -70,6 +74,13 @@ struct DeviceProfile {
     Duration command_ready_time{};             // TPM_STS.commandReady after it is requested
     Duration bus_byte_time{};                  // wire time of one I2C byte
     uint8_t burst_count = 32;                  // FIFO bytes per burst the chip advertises
+    // A chip with an interrupt line (cr50) pulses it this long after a write it received.
+    Duration interrupt_delay{};
+    // Switches that make a cr50 driver take its polling paths (docs/cr50.md):
+    Duration locality_grant_time{};       // TPM_ACCESS.activeLocality after a request
+    bool access_request_pending = false;  // TPM_ACCESS shows another locality's request
+    Duration busy_after_fifo_write{};     // every message NACKed this long after a FIFO write
+    Duration no_burst_after_fifo_write{}; // burst count 0 this long after a FIFO write
     TimingRequirements requirements;
     // A device file's chip: its delays by the names its rules use, and the seed of their
     // spread (the same sequence in every boot, so baseline and patched meet the same chip).

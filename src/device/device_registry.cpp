@@ -135,9 +135,15 @@ DeviceEntry read_entry(const std::string& path, const fs::path& base, const YAML
         d.modules.push_back(name);
     }
 
-    YAML::Node bind = section(path, entry, "bind", "a device", {"i2c_new_device"});
+    YAML::Node bind = section(path, entry, "bind", "a device", {"i2c_new_device", "interrupt"});
     d.i2c_device_id = scalar(path, bind, "i2c_new_device", "'bind'");
     require_name(path, bind["i2c_new_device"], d.i2c_device_id, kName, "an I2C device id");
+    if (bind["interrupt"]) {
+        auto mode = parse_interrupt_mode(scalar(path, bind, "interrupt", "'bind'"));
+        if (!mode)
+            Yaml::fail(path, bind["interrupt"].Mark(), "'interrupt' must be wired or none");
+        d.interrupt = *mode;
+    }
 
     d.benchmark = read_benchmark(path, entry, d.tpm);
     d.profile = (base / scalar(path, entry, "profile", "a device")).string();
@@ -162,6 +168,17 @@ DeviceEntry entry_of(DeviceSpec spec) {
 }
 
 } // namespace
+
+const char* to_string(InterruptMode mode) {
+    return mode == InterruptMode::wired ? "wired" : "none";
+}
+
+std::optional<InterruptMode> parse_interrupt_mode(const std::string& text) {
+    for (InterruptMode mode : {InterruptMode::none, InterruptMode::wired})
+        if (text == to_string(mode))
+            return mode;
+    return std::nullopt;
+}
 
 const DeviceEntry* DeviceRegistry::find(const std::string& driver) const {
     for (const auto& e : entries_)

@@ -25,6 +25,13 @@ struct BenchmarkSpec {
     std::string pcr_bank; // "sha256" or "sha1"
 };
 
+// How a boot wires the chip's interrupt output: to the guest's driver as its IRQ (wired; an
+// ivshmem doorbell carries it), or not at all, as on a board without the wire (none: the driver
+// waits fixed delays instead).
+enum class InterruptMode { none, wired };
+const char* to_string(InterruptMode mode); // "none", "wired"
+std::optional<InterruptMode> parse_interrupt_mode(const std::string& text);
+
 struct DeviceEntry {
     std::string driver;      // the registry key: the driver that binds ("tpm_i2c_nuvoton")
     std::string description; // one line for people
@@ -36,6 +43,8 @@ struct DeviceEntry {
     std::string module_directory;
     std::vector<std::string> modules;
     std::string i2c_device_id; // what the guest writes to new_device ("tpm2_i2c_nuvoton")
+    // bind.interrupt: how boards wire the chip's interrupt line, what L4 boots by default.
+    InterruptMode interrupt = InterruptMode::none;
     BenchmarkSpec benchmark;
     std::string profile;     // absolute: resolved against the registry file's directory
     std::string source_path; // "qemu/devices.yaml:12" for messages

@@ -21,6 +21,8 @@ uint64_t TpmChipStats::violations_of(Requirement requirement) const {
         return poll_interval_violations;
     case Requirement::min_ready_poll_interval:
         return ready_poll_violations;
+    case Requirement::min_ready_write_gap:
+        return ready_write_gap_violations;
     case Requirement::min_write_idle: // a device file's chip: no TPM checks it
         return 0;
     }
@@ -28,7 +30,8 @@ uint64_t TpmChipStats::violations_of(Requirement requirement) const {
 }
 
 std::string format_stats_line(const TpmChipStats& t, const TransportStats& x,
-                              std::span<const Requirement> checked) {
+                              std::span<const Requirement> checked,
+                              const InterruptStats* interrupts) {
     std::ostringstream os;
     os << "stats: commands=" << t.commands << " violations=" << t.violations();
     for (Requirement r : checked)
@@ -39,11 +42,15 @@ std::string format_stats_line(const TpmChipStats& t, const TransportStats& x,
        << " requests=" << x.requests << " malformed_requests=" << x.malformed
        << " kicks=" << x.kicks << " service_us_mean=" << mean_us(x)
        << " service_us_max=" << x.service_ns_max / 1000;
+    if (interrupts)
+        os << " interrupt_pulses=" << interrupts->pulses
+           << " interrupts_delivered=" << interrupts->delivered;
     return os.str();
 }
 
 std::string format_stats_json(const std::string& profile, const TpmChipStats& t,
-                              const TransportStats& x, std::span<const Requirement> checked) {
+                              const TransportStats& x, std::span<const Requirement> checked,
+                              const InterruptStats* interrupts) {
     nlohmann::ordered_json by_code = nlohmann::ordered_json::object();
     for (const auto& [code, n] : t.commands_by_code)
         by_code[tpm_command_name(code)] = n;
@@ -66,6 +73,10 @@ std::string format_stats_json(const std::string& profile, const TpmChipStats& t,
     stats["kicks"] = x.kicks;
     stats["request_service_us_mean"] = mean_us(x);
     stats["request_service_us_max"] = x.service_ns_max / 1000;
+    if (interrupts) {
+        stats["interrupt_pulses"] = interrupts->pulses;
+        stats["interrupts_delivered"] = interrupts->delivered;
+    }
     return stats.dump(2) + "\n";
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "device/device_profile.h"
+#include "device/ivshmem_doorbell.h"
 
 #include <cstdint>
 #include <map>
@@ -23,10 +24,12 @@ struct TpmChipStats {
     uint64_t status_gap_violations = 0;
     uint64_t poll_interval_violations = 0;
     uint64_t ready_poll_violations = 0;
+    uint64_t ready_write_gap_violations = 0;
 
     uint64_t violations_of(Requirement requirement) const;
     uint64_t violations() const {
-        return status_gap_violations + poll_interval_violations + ready_poll_violations;
+        return status_gap_violations + poll_interval_violations + ready_poll_violations +
+               ready_write_gap_violations;
     }
 };
 
@@ -42,11 +45,14 @@ struct TransportStats {
 };
 
 // One line for the log: "stats: commands=... violations=...". `checked` are the requirements
-// the model enforces: their violation counters are listed, in that order.
+// the model enforces: their violation counters are listed, in that order. `interrupts`: the
+// chip's interrupt line's counters, when it was wired.
 std::string format_stats_line(const TpmChipStats& t, const TransportStats& x,
-                              std::span<const Requirement> checked);
+                              std::span<const Requirement> checked,
+                              const InterruptStats* interrupts = nullptr);
 // A JSON object with every counter, for the runner to read after the run.
 std::string format_stats_json(const std::string& profile, const TpmChipStats& t,
-                              const TransportStats& x, std::span<const Requirement> checked);
+                              const TransportStats& x, std::span<const Requirement> checked,
+                              const InterruptStats* interrupts = nullptr);
 
 } // namespace ksweep::device

@@ -63,6 +63,18 @@ void TpmFifo::write_status(uint8_t value) {
     }
 }
 
+void TpmFifo::go_idle() {
+    advance();
+    if (state_ == State::Reception || state_ == State::Execution) {
+        ++stats_.aborts;
+        log_("tpm: command aborted by going idle");
+    }
+    state_ = State::Idle;
+    command_.clear();
+    response_.clear();
+    response_pos_ = 0;
+}
+
 size_t TpmFifo::expected_command_size() const {
     // Until the size field has arrived the chip expects more; a size outside what a command can
     // be is clamped so the FIFO stays bounded and the engine reports the error.

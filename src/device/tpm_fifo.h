@@ -41,6 +41,8 @@ class TpmFifo {
 
     // A write of `value` to TPM_STS.
     void write_status(uint8_t value);
+    // Drops any command or response and goes Idle (a cr50 whose locality is released).
+    void go_idle();
     // Bytes written to the data FIFO (command reception).
     void write_fifo(std::span<const uint8_t> bytes);
     // Bytes read from the data FIFO (the response); past its end they read 0xff.

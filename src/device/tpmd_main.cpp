@@ -1,18 +1,22 @@
 // ksweep-tpmd: an emulated I2C chip for QEMU's vhost-user-i2c-pci, the one the device registry
 // (qemu/devices.yaml) names for a driver: a TPM (its model class, TPM family, address and
 // profile) or a device file's chip (devices/*.yaml, the table model); and, at 0x7f, the
-// counters for the guest to read (stats_device.h).
+// counters for the guest to read (stats_device.h). With --irq-socket also the ivshmem server
+// whose doorbell carries the chip's interrupt output into the guest (ivshmem_doorbell.h).
 //
 //   ksweep-tpmd --registry FILE --device NAME --socket PATH --state-dir DIR --stats FILE
-//               [--profile FILE] [--log FILE] [--trace FILE] [--address 0x2e]
+//               [--irq-socket PATH] [--profile FILE] [--log FILE] [--trace FILE]
+//               [--address 0x2e]
 //
-// Listens on PATH, prints "ready" on stdout once QEMU may connect, serves one connection and
-// exits when QEMU disconnects or on SIGTERM/SIGINT, writing the chip's counters to the stats
-// file (JSON) and a stats line to the log either way.
+// Listens on the sockets, prints "ready" on stdout once QEMU may connect, serves QEMU's
+// connections and exits when QEMU has closed them or on SIGTERM/SIGINT, writing the chip's
+// counters to the stats file (JSON) and a stats line to the log either way.
 #include "device/device_models.h"
 #include "device/device_profile.h"
 #include "device/device_registry.h"
 #include "device/i2c_bus.h"
+#include "device/ivshmem_doorbell.h"
+#include "device/socket_server.h"
 #include "device/stats_device.h"
 #include "device/table_device.h"
 #include "device/tpm_engine.h"
@@ -35,6 +39,7 @@
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <tuple>
 #include <unistd.h>
 
 using namespace ksweep::device;
@@ -42,24 +47,27 @@ using namespace ksweep::device;
 namespace {
 
 struct Options {
-    std::string registry, device, socket, profile, state_dir, stats, log, trace;
+    std::string registry, device, socket, irq_socket, profile, state_dir, stats, log, trace;
     std::optional<uint16_t> address;
 };
 
 constexpr const char* kUsage =
     "usage: ksweep-tpmd --registry FILE --device NAME --socket PATH --state-dir DIR\n"
-    "                   --stats FILE [--profile FILE] [--log FILE] [--trace FILE]\n"
-    "                   [--address ADDR]\n"
+    "                   --stats FILE [--irq-socket PATH] [--profile FILE] [--log FILE]\n"
+    "                   [--trace FILE] [--address ADDR]\n"
     "Serves the emulated I2C chip the device registry names for NAME (a TPM: its model,\n"
     "libtpms engine, address and default profile; a device file's chip: its table) to\n"
     "QEMU's vhost-user-i2c-pci. --state-dir holds a TPM's state (unused by a device file).\n"
-    "--trace writes one line per I2C message: time, R/W, address, bytes.\n";
+    "--irq-socket also serves ivshmem-doorbell: its MSI-X vector 0 is the chip's interrupt\n"
+    "output (a model that has one).\n"
+    "--trace writes one line per I2C message: time, R/W, address, bytes; and one per\n"
+    "interrupt pulse.\n";
 
 bool parse_options(int argc, char** argv, Options& o) {
     std::map<std::string, std::string*> values = {
-        {"--registry", &o.registry}, {"--device", &o.device},       {"--socket", &o.socket},
-        {"--profile", &o.profile},   {"--state-dir", &o.state_dir}, {"--stats", &o.stats},
-        {"--log", &o.log},           {"--trace", &o.trace}};
+        {"--registry", &o.registry},     {"--device", &o.device},   {"--socket", &o.socket},
+        {"--irq-socket", &o.irq_socket}, {"--profile", &o.profile}, {"--state-dir", &o.state_dir},
+        {"--stats", &o.stats},           {"--log", &o.log},         {"--trace", &o.trace}};
     std::string address;
     values["--address"] = &address;
     for (int i = 1; i < argc; ++i) {
@@ -152,33 +160,15 @@ class Trace {
         }
         file_ << (m.acked ? "\n" : " (NACK)\n");
     }
+    // "[     1.234567] IRQ: chip pulsed its line: MSI-X vector 0"
+    void operator()(const std::string& line) {
+        file_ << stamp_(std::chrono::steady_clock::now()) << line << '\n';
+    }
 
   private:
     const Stamp& stamp_;
     std::ofstream file_;
 };
-
-int listen_on(const std::string& path, std::string& error) {
-    sockaddr_un addr{};
-    if (path.size() >= sizeof addr.sun_path) {
-        error = "socket path too long";
-        return -1;
-    }
-    addr.sun_family = AF_UNIX;
-    std::strcpy(addr.sun_path, path.c_str());
-    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    // A socket file left by an earlier run would make bind fail; only sockets are removed.
-    if (std::filesystem::is_socket(path))
-        std::filesystem::remove(path);
-    if (fd < 0 || bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) < 0 ||
-        listen(fd, 1) < 0) {
-        error = std::string("cannot listen on ") + path + ": " + std::strerror(errno);
-        if (fd >= 0)
-            close(fd);
-        return -1;
-    }
-    return fd;
-}
 
 bool write_stats(const std::string& path, const std::string& json) {
     std::string tmp = path + ".tmp";
@@ -287,6 +277,19 @@ int main(int argc, char** argv) {
         },
         logf);
 
+    // The interrupt line, on its own socket: the ivshmem server of QEMU's doorbell device.
+    IvshmemDoorbell doorbell(logf);
+    bool wired = !opt.irq_socket.empty();
+    if (wired) {
+        if (!tpm || !tpm->wire_interrupt(doorbell)) {
+            std::cerr << "ksweep-tpmd: --irq-socket: model " << entry->model
+                      << " has no interrupt output\n";
+            return 2;
+        }
+        if (trace)
+            doorbell.set_trace([&trace](const std::string& line) { (*trace)(line); });
+    }
+
     // SIGTERM/SIGINT arrive as a readable fd, so the poll loop ends cleanly and writes stats.
     sigset_t stop_signals;
     sigemptyset(&stop_signals);
@@ -295,51 +298,55 @@ int main(int argc, char** argv) {
     sigprocmask(SIG_BLOCK, &stop_signals, nullptr);
     signal(SIGPIPE, SIG_IGN);
     int stop_fd = signalfd(-1, &stop_signals, SFD_CLOEXEC);
+    if (stop_fd < 0) {
+        std::cerr << "ksweep-tpmd: signalfd failed\n";
+        return 1;
+    }
 
+    const InterruptStats* interrupts = wired ? &doorbell.stats() : nullptr;
     auto stats_json = [&] {
         transport.requests = i2c.requests();
         transport.malformed = i2c.malformed();
         transport.kicks = backend.kicks();
         return table ? format_table_stats_json(profile.name, table->stats(), transport)
-                     : format_stats_json(profile.name, tpm->stats(), transport, checks);
+                     : format_stats_json(profile.name, tpm->stats(), transport, checks, interrupts);
     };
     // The counters in-band, for a guest whose host cannot read the stats file (LAVA).
     StatsDevice stats_device(stats_json);
     bus.attach(kStatsAddress, stats_device);
 
+    SocketServer server(logf);
+    std::vector<std::string> sockets;
     std::string error;
-    int listener = listen_on(opt.socket, error);
-    if (listener < 0 || stop_fd < 0) {
-        std::cerr << "ksweep-tpmd: " << (listener < 0 ? error : "signalfd failed") << '\n';
-        return 1;
+    for (auto [name, path, peer] :
+         {std::tuple<const char*, std::string, SocketPeer*>{"vhost-user", opt.socket, &backend},
+          {"ivshmem", opt.irq_socket, wired ? &doorbell : nullptr}}) {
+        if (!peer)
+            continue;
+        int listener = listen_on(path, error);
+        if (listener < 0) {
+            std::cerr << "ksweep-tpmd: " << error << '\n';
+            return 1;
+        }
+        server.add(name, listener, *peer);
+        sockets.push_back(path);
     }
     char address[8];
     std::snprintf(address, sizeof address, "0x%02x", chip_address);
-    logf("listening on " + opt.socket + ", profile " + profile.name + ", " + entry->driver +
-         ": model " + model_name + " at " + address);
+    logf("listening on " + opt.socket + (wired ? " and " + opt.irq_socket : "") + ", profile " +
+         profile.name + ", " + entry->driver + ": model " + model_name + " at " + address +
+         (wired ? ", interrupt on the ivshmem doorbell" : ""));
     std::cout << "ready" << std::endl;
 
-    pollfd fds[2] = {{listener, POLLIN, 0}, {stop_fd, POLLIN, 0}};
-    while (poll(fds, 2, -1) < 0 && errno == EINTR) {
-    }
-    if (fds[0].revents & POLLIN) {
-        int connection = accept4(listener, nullptr, nullptr, SOCK_CLOEXEC);
-        if (connection >= 0) {
-            logf("vhost-user: connected");
-            bool closed = backend.serve(connection, stop_fd);
-            logf(closed ? "vhost-user: disconnected" : "stopping on signal");
-            close(connection);
-        }
-    } else {
-        logf("stopping on signal");
-    }
-    close(listener);
+    bool closed = server.serve(stop_fd);
+    logf(closed ? "QEMU is gone" : "stopping on signal");
     std::error_code ec;
-    std::filesystem::remove(opt.socket, ec);
+    for (const auto& path : sockets)
+        std::filesystem::remove(path, ec);
 
     std::string stats = stats_json();
     logf(table ? format_table_stats_line(table->stats(), transport)
-               : format_stats_line(tpm->stats(), transport, checks));
+               : format_stats_line(tpm->stats(), transport, checks, interrupts));
     if (!write_stats(opt.stats, stats)) {
         std::cerr << "ksweep-tpmd: cannot write " << opt.stats << '\n';
         return 1;

@@ -324,30 +324,47 @@ void VhostUserBackend::process_queue() {
     }
 }
 
-bool VhostUserBackend::serve(int connection, int stop_fd) {
-    for (;;) {
-        pollfd fds[3] = {{connection, POLLIN, 0}, {stop_fd, POLLIN, 0}, {ring_.kick, POLLIN, 0}};
-        nfds_t count = ring_.kick >= 0 ? 3 : 2;
-        if (poll(fds, count, -1) < 0) {
-            if (errno == EINTR)
-                continue;
-            log_(std::string("vhost-user: poll: ") + std::strerror(errno));
-            return false;
-        }
-        if (fds[1].revents)
-            return false;
-        if (count == 3 && (fds[2].revents & POLLIN)) {
+void VhostUserBackend::add_poll_fds(std::vector<pollfd>& fds) const {
+    if (connection_ < 0)
+        return;
+    fds.push_back({connection_, POLLIN, 0});
+    if (ring_.kick >= 0)
+        fds.push_back({ring_.kick, POLLIN, 0});
+}
+
+bool VhostUserBackend::handle(std::span<const pollfd> fds) {
+    for (const pollfd& p : fds)
+        if (p.fd == ring_.kick && p.fd != connection_ && (p.revents & POLLIN)) {
             uint64_t n;
             if (read(ring_.kick, &n, sizeof n) == sizeof n)
                 ++kicks_;
             process_queue();
         }
-        if (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) {
-            if (!handle_message(connection)) {
-                reset();
-                return true;
-            }
+    for (const pollfd& p : fds)
+        if (p.fd == connection_ && (p.revents & (POLLIN | POLLHUP | POLLERR)) &&
+            !handle_message(connection_)) {
+            reset();
+            connection_ = -1;
+            return false;
         }
+    return true;
+}
+
+bool VhostUserBackend::serve(int connection, int stop_fd) {
+    attach(connection);
+    for (;;) {
+        std::vector<pollfd> fds{{stop_fd, POLLIN, 0}};
+        add_poll_fds(fds);
+        if (poll(fds.data(), fds.size(), -1) < 0) {
+            if (errno == EINTR)
+                continue;
+            log_(std::string("vhost-user: poll: ") + std::strerror(errno));
+            return false;
+        }
+        if (fds[0].revents)
+            return false;
+        if (!handle(std::span(fds).subspan(1)))
+            return true;
     }
 }
 

@@ -1,9 +1,11 @@
 // A vhost-user back end for one virtio device with one request queue, served by one thread:
-// poll() over the control socket, the queue's kick eventfd and a stop fd. The device's work is
-// done inline, between kicks, which is plenty for an I2C bus.
+// poll() over the control socket, the queue's kick eventfd and a stop fd (serve()), or as one
+// peer of a SocketServer (socket_server.h) beside the others of its process. The device's work
+// is done inline, between kicks, which is plenty for an I2C bus.
 #pragma once
 
 #include "device/i2c_bus.h"
+#include "device/socket_server.h"
 #include "device/vhost_user_memory.h"
 #include "device/vhost_user_protocol.h"
 #include "device/virtqueue.h"
@@ -20,17 +22,22 @@ namespace ksweep::device {
 using ChainHandler = std::function<uint32_t(std::span<const uint8_t> descriptor_table,
                                             uint16_t head, const GuestMemory& memory)>;
 
-class VhostUserBackend {
+class VhostUserBackend final : public SocketPeer {
   public:
     // `device_features`: the device-specific feature bits offered besides the transport ones.
     VhostUserBackend(uint64_t device_features, ChainHandler handler, LogFn log);
-    ~VhostUserBackend();
+    ~VhostUserBackend() override;
     VhostUserBackend(const VhostUserBackend&) = delete;
     VhostUserBackend& operator=(const VhostUserBackend&) = delete;
 
     // Serves a connected socket until the peer closes it (returns true) or `stop_fd` becomes
     // readable (returns false). A protocol error closes the connection with a log line.
     bool serve(int connection, int stop_fd);
+
+    // SocketPeer: the connection and the queue's kick fd.
+    void attach(int connection) override { connection_ = connection; }
+    void add_poll_fds(std::vector<pollfd>& fds) const override;
+    bool handle(std::span<const pollfd> fds) override;
 
     uint64_t kicks() const { return kicks_; }
 
@@ -64,6 +71,7 @@ class VhostUserBackend {
     LogFn log_;
     VhostUserMemory memory_;
     Vring ring_;
+    int connection_ = -1;
     uint64_t kicks_ = 0;
 };
 

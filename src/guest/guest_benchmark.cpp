@@ -85,6 +85,13 @@ std::optional<GuestRunOptions> prepare_guest_run(const GuestBenchmarkOptions& op
             return std::nullopt;
         }
         result.device = *entry;
+        result.interrupt = options.interrupt.value_or(entry->interrupt);
+        if (result.interrupt != device::InterruptMode::none &&
+            entry->interrupt == device::InterruptMode::none) {
+            result.error = options.device + " has no interrupt line to wire (" +
+                           entry->source_path + " has no bind.interrupt)";
+            return std::nullopt;
+        }
 
         const std::string tree = options.tree.empty() ? env.tree : options.tree;
         result.guest = build_guest_kernel({tree, options.hz, "", env.cache_dir, progress});
@@ -108,8 +115,23 @@ std::optional<GuestRunOptions> prepare_guest_run(const GuestBenchmarkOptions& op
             return std::nullopt;
         }
 
-        progress("assembling the initramfs");
         InitramfsContents contents;
+        if (result.interrupt == device::InterruptMode::wired) {
+            progress("building the bind module");
+            ModuleBuildResult bind =
+                build_modules({{KSWEEP_SOURCE_DIR "/qemu/bind/ksweep_i2c_bind.c"},
+                               {},
+                               result.guest.dir,
+                               modules_cache});
+            if (!bind.ok) {
+                result.error = "building the guest's bind module (qemu/bind/) failed:\n" +
+                               bind.error + "\n  log: " + bind.log_path;
+                return std::nullopt;
+            }
+            contents.bind_module = bind.modules.front();
+        }
+
+        progress("assembling the initramfs");
         contents.init_script = KSWEEP_SOURCE_DIR "/qemu/init.sh";
         contents.extend_program = extend_executable();
         contents.op_program = op_executable();
@@ -125,6 +147,7 @@ std::optional<GuestRunOptions> prepare_guest_run(const GuestBenchmarkOptions& op
         run.tpmd = tpmd_executable();
         run.registry = registry_path();
         run.device = *entry;
+        run.interrupt = result.interrupt;
         run.profile = options.profile.empty() ? entry->profile : options.profile;
         run.extends = options.extends;
         // Boot ~10 s under TCG; a historical driver at HZ=250 needs tens of ms per extend.

@@ -1,7 +1,8 @@
 // The whole guest benchmark for one device of the registry (qemu/devices.yaml): build the guest
 // kernel from the tree under test at the asked HZ (guest_build.h, cached), build the entry's
-// modules from the driver's sources against that build (cached), assemble the initramfs
-// (cached), boot once with the emulated TPM, summarise the per-extend times.
+// modules from the driver's sources against that build (cached), and for a boot with the chip's
+// interrupt line the module that binds it (qemu/bind/), assemble the initramfs (cached), boot
+// once with the emulated TPM, summarise the per-extend times.
 // `ksweep guest` is a thin shell around it; `ksweep validate` L4 runs it per variant.
 #pragma once
 
@@ -47,7 +48,10 @@ struct GuestBenchmarkOptions {
     // Where its "private" headers are when they are not beside it, before the tree's directory.
     std::vector<std::string> driver_include_dirs;
     std::uint32_t extends = 10;
-    std::string profile;             // default: the registry entry's
+    std::string profile; // default: the registry entry's
+    // The chip's interrupt line: wired to the driver or not; default: the registry entry's
+    // bind.interrupt (what boards do).
+    std::optional<device::InterruptMode> interrupt;
     std::chrono::seconds timeout{0}; // 0: a budget scaled to `extends`
     std::string run_dir;             // required
     bool trace = false;              // keep an I2C message trace in run_dir (GuestRunOptions)
@@ -59,6 +63,7 @@ struct GuestBenchmarkResult {
     std::string error;               // set when it did not get as far as a boot
     bool guest_build_failed = false; // `error` is the guest kernel's build (GuestBuildError)
     device::DeviceEntry device;      // the registry entry that was booted
+    device::InterruptMode interrupt = device::InterruptMode::none; // how its line was wired
     std::vector<std::string> driver_sources; // what its modules were built from
     GuestBuild guest;                        // the kernel booted: its build dir, release, HZ
     ModuleBuildResult driver_build;

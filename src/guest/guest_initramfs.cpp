@@ -144,6 +144,11 @@ std::string build_initramfs(const InitramfsContents& contents, const std::string
         load_order += name + "\n";
     }
     cpio.add_file("lib/modules/load.order", load_order);
+    if (!contents.bind_module.empty()) {
+        cpio.add_directory("lib/modules/bind");
+        cpio.add_file("lib/modules/bind/" + fs::path(contents.bind_module).filename().string(),
+                      read_whole(contents.bind_module, "bind module"));
+    }
     std::string archive = cpio.finish();
 
     fs::path path = fs::path(cache_dir) / (to_hex(sha256(archive)).substr(0, 20) + ".cpio.gz");

@@ -1,6 +1,6 @@
 // The validation guest's initramfs: a gzip'd cpio "newc" archive holding busybox-static, the
-// init script (qemu/init.sh), the extend program, the device operation program and the modules
-// to load, in order.
+// init script (qemu/init.sh), the extend program, the device operation program, the modules to
+// load, in order, and the module that binds a chip with its interrupt.
 #pragma once
 
 #include <cstdint>
@@ -43,6 +43,10 @@ struct InitramfsContents {
     std::string extend_program;           // the static tpm_extend
     std::string op_program;               // the static ksweep_op
     std::vector<std::string> modules;     // .ko files, in load order
+    // The module that creates the I2C client with its interrupt (qemu/bind/), for a boot with
+    // the chip's interrupt line: in lib/modules/bind/, not in the load order (init.sh inserts
+    // it with the client's parameters). "": none.
+    std::string bind_module = {};
 };
 
 // Builds (or finds in <cache_dir>) the archive; returns its path. Throws std::runtime_error

@@ -156,13 +156,15 @@ ValueCheck check_values(const GuestReport& report, const std::string& expected,
     return c;
 }
 
-std::string guest_kernel_args(const device::DeviceEntry& device, std::uint32_t extends) {
+std::string guest_kernel_args(const device::DeviceEntry& device, std::uint32_t extends,
+                              device::InterruptMode interrupt) {
     char address[8];
     std::snprintf(address, sizeof address, "0x%02x", device.i2c_address);
     std::string args = "ksweep.n=" + std::to_string(extends) +
                        " ksweep.device=" + device.i2c_device_id + " ksweep.addr=" + address;
     if (!device.spec)
-        return args + " ksweep.tpm=" + device::to_string(device.tpm);
+        return args + " ksweep.tpm=" + device::to_string(device.tpm) +
+               (interrupt == device::InterruptMode::wired ? " ksweep.irq=ivshmem" : "");
     const device::GuestOperation& op = device.spec->operation;
     bool rtc = op.kind == device::GuestOperation::Kind::rtc_set_time;
     args += std::string(" ksweep.op=") + (rtc ? "rtc-set-time" : "read") +
@@ -180,9 +182,14 @@ std::vector<std::string> qemu_command(const GuestRunOptions& o, const std::strin
     args.insert(args.end(), clock.begin(), clock.end());
     add({"-nographic", "-no-reboot", "-nic", "none"});
     add({"-kernel", o.kernel_image, "-initrd", o.initramfs});
-    add({"-append", "console=ttyS0 quiet panic=-1 " + guest_kernel_args(o.device, o.extends)});
+    add({"-append",
+         "console=ttyS0 quiet panic=-1 " + guest_kernel_args(o.device, o.extends, o.interrupt)});
     auto device = vhost_user_i2c_args(o.memory_mb, socket);
     args.insert(args.end(), device.begin(), device.end());
+    if (o.interrupt == device::InterruptMode::wired) {
+        auto irq = ivshmem_doorbell_args(irq_socket_beside(socket));
+        args.insert(args.end(), irq.begin(), irq.end());
+    }
     return args;
 }
 
@@ -204,6 +211,15 @@ std::vector<std::string> vhost_user_i2c_args(int memory_mb, const std::string& s
             "-device",  "vhost-user-i2c-pci,chardev=tpmi2c"};
 }
 
+std::vector<std::string> ivshmem_doorbell_args(const std::string& socket) {
+    return {"-chardev", "socket,id=tpmirq,path=" + socket, "-device",
+            "ivshmem-doorbell,chardev=tpmirq,vectors=1"};
+}
+
+std::string irq_socket_beside(const std::string& i2c_socket) {
+    return (fs::path(i2c_socket).parent_path() / "tpm-irq.sock").string();
+}
+
 GuestRunResult run_guest(const GuestRunOptions& options) {
     GuestRunResult r;
     fs::path dir = fs::absolute(options.run_dir);
@@ -217,6 +233,7 @@ GuestRunResult run_guest(const GuestRunOptions& options) {
     fs::create_directories(state_dir);
     std::string socket = socket_path(dir);
     fs::remove(socket);
+    fs::remove(irq_socket_beside(socket));
     auto progress = [&](const std::string& text) {
         if (options.on_progress)
             options.on_progress(text);
@@ -227,6 +244,8 @@ GuestRunResult run_guest(const GuestRunOptions& options) {
         options.tpmd,       "--registry", options.registry, "--device",      options.device.driver,
         "--socket",         socket,       "--profile",      options.profile, "--state-dir",
         state_dir.string(), "--stats",    r.stats_path,     "--log",         r.backend_log};
+    if (options.interrupt == device::InterruptMode::wired)
+        backend_args.insert(backend_args.end(), {"--irq-socket", irq_socket_beside(socket)});
     if (options.trace) {
         r.trace_log = (dir / "i2c-trace.log").string();
         backend_args.insert(backend_args.end(), {"--trace", r.trace_log});

@@ -1,8 +1,8 @@
 // One validation boot: start ksweep-tpmd (the emulated I2C chip the device registry names,
-// behind vhost-user-i2c), boot the guest kernel with the guest initramfs in QEMU under TCG, read
-// the guest's console until it powers off or the timeout kills it, then check the final PCR
-// against the host's hash chain (a TPM) or every value read against the device file. Every log
-// stays in the run directory.
+// behind vhost-user-i2c, with its interrupt line behind ivshmem-doorbell when the boot wires it),
+// boot the guest kernel with the guest initramfs in QEMU under TCG, read the guest's console until
+// it powers off or the timeout kills it, then check the final PCR against the host's hash chain (a
+// TPM) or every value read against the device file. Every log stays in the run directory.
 #pragma once
 
 #include "device/device_registry.h"
@@ -27,6 +27,9 @@ struct GuestRunOptions {
     std::string registry; // the device registry it reads (qemu/devices.yaml)
     // The registry entry: the model ksweep-tpmd runs, what the guest binds and benchmarks.
     device::DeviceEntry device;
+    // wired: the chip's interrupt line reaches the guest through ivshmem-doorbell (ksweep-tpmd is
+    // its server) and the guest binds the chip with it (initramfs' bind module).
+    device::InterruptMode interrupt = device::InterruptMode::none;
     std::string profile; // its device profile (qemu/profiles/*.yaml)
     std::uint32_t extends = 10;
     int memory_mb = 512;
@@ -83,8 +86,10 @@ struct GuestRunResult {
 };
 
 // What qemu/init.sh reads from the kernel command line: the extends, the I2C device to bind, its
-// address and the benchmark's TPM family, or a device file's operation and its target.
-std::string guest_kernel_args(const device::DeviceEntry& device, std::uint32_t extends);
+// address and the benchmark's TPM family, or a device file's operation and its target; and
+// whether to bind it with its interrupt line.
+std::string guest_kernel_args(const device::DeviceEntry& device, std::uint32_t extends,
+                              device::InterruptMode interrupt = device::InterruptMode::none);
 
 // The guest CPU on a fixed instruction clock, so the driver's code costs what it would on
 // hardware (docs/validate-timing.md): for local boots and the LAVA jobs alike.
@@ -94,6 +99,11 @@ std::vector<std::string> guest_clock_args();
 // (which must equal -m) and the vhost-user-i2c device on the back end's `socket`. One place for
 // both the local boot and the LAVA jobs' extra_options.
 std::vector<std::string> vhost_user_i2c_args(int memory_mb, const std::string& socket);
+// The device that carries the chip's interrupt line: ivshmem-doorbell with one MSI-X vector,
+// served by ksweep-tpmd --irq-socket.
+std::vector<std::string> ivshmem_doorbell_args(const std::string& socket);
+// Where the doorbell's socket is, beside the I2C one.
+std::string irq_socket_beside(const std::string& i2c_socket);
 
 // The QEMU command line for one boot (exposed for tests and for the log).
 std::vector<std::string> qemu_command(const GuestRunOptions& options, const std::string& socket);

@@ -104,6 +104,14 @@ void judge_device_run(const DeviceRun& run, LevelResult& level) {
     level.details.insert(level.details.end(), problems.begin(), problems.end());
 }
 
+std::vector<device::InterruptMode>
+interrupt_modes(const device::DeviceEntry& device,
+                const std::vector<device::InterruptMode>& asked) {
+    if (device.interrupt == device::InterruptMode::none)
+        return {device::InterruptMode::none};
+    return asked.empty() ? std::vector{device.interrupt} : asked;
+}
+
 DeviceRun run_device_level(const device::DeviceEntry& device, const SourceSnapshot& baseline,
                            const SourceSnapshot& patched, const DeviceRunOptions& options,
                            LevelResult& level) {
@@ -114,6 +122,9 @@ DeviceRun run_device_level(const device::DeviceEntry& device, const SourceSnapsh
     run.profile = options.profile.empty() ? device.profile : options.profile;
     run.requirements = profile_requirements(run.profile);
     run.extends = options.extends;
+    bool has_line = device.interrupt != device::InterruptMode::none;
+    if (has_line)
+        run.interrupt = device::to_string(options.interrupt);
 
     run.hz = options.hz;
 
@@ -147,7 +158,10 @@ DeviceRun run_device_level(const device::DeviceEntry& device, const SourceSnapsh
 
     // LAVA boots whose guest did not report the device's counters (device-* test cases).
     std::vector<std::string> unchecked;
-    // Interleaved, so a slow phase of the host hits both variants alike.
+    // Interleaved, so a slow phase of the host hits both variants alike. A device with an
+    // interrupt line boots once per wiring: each row has its own run directories.
+    std::string wiring =
+        has_line ? (options.interrupt == device::InterruptMode::wired ? "-irq" : "-noirq") : "";
     for (int boot = 1; boot <= options.boots; ++boot) {
         for (const char* variant : {"baseline", "patched"}) {
             GuestBenchmarkOptions bench;
@@ -157,11 +171,13 @@ DeviceRun run_device_level(const device::DeviceEntry& device, const SourceSnapsh
             bench.driver_root = (work / variant).string();
             bench.extends = options.extends;
             bench.profile = run.profile;
-            bench.run_dir = (work / ("hz" + std::to_string(options.hz) + "-boot-" +
+            bench.interrupt = options.interrupt;
+            bench.run_dir = (work / ("hz" + std::to_string(options.hz) + wiring + "-boot-" +
                                      std::to_string(boot) + "-" + variant))
                                 .string();
-            std::string tag = "HZ=" + std::to_string(options.hz) + " " + variant + " boot " +
-                              std::to_string(boot) + "/" + std::to_string(options.boots);
+            std::string tag = "HZ=" + std::to_string(options.hz) + interrupt_suffix(run) + " " +
+                              variant + " boot " + std::to_string(boot) + "/" +
+                              std::to_string(options.boots);
             bench.on_progress = [&](const std::string& what) {
                 if (options.on_progress)
                     options.on_progress(tag + ": " + what);

@@ -31,7 +31,9 @@ struct DeviceRunOptions {
     int hz = 250;     // that kernel's HZ
     int boots = 2;    // per variant
     std::uint32_t extends = 200;
-    std::string profile;  // "" = the model's default
+    std::string profile; // "" = the model's default
+    // How the chip's interrupt line is wired (a device without one: none).
+    device::InterruptMode interrupt = device::InterruptMode::none;
     std::string work_dir; // sources and run directories go below it
     // LAVA instead of local boots: write one job per boot, or take each boot from the
     // results; lava_key holds the series, patch and HZ, the run fills in the rest.
@@ -46,6 +48,11 @@ struct DeviceRunOptions {
 // entirely above 1 + kSlowdownTolerance); passed otherwise. Both messages carry the median ratio
 // with its interval and Mann-Whitney p-value.
 void judge_device_run(const DeviceRun& run, LevelResult& level);
+
+// The wirings L4 boots `device` with: `asked` (validate --interrupt) for a device with an
+// interrupt line, its registry wiring when nothing was asked; none for a device without one.
+std::vector<device::InterruptMode> interrupt_modes(const device::DeviceEntry& device,
+                                                   const std::vector<device::InterruptMode>& asked);
 
 // Builds (or finds) the guest kernel of `tree` at `hz` once, then boots baseline, patched,
 // baseline, patched... (`boots` of each) with the device's modules built from the snapshots

@@ -107,6 +107,7 @@ void write_boot(std::ostringstream& js, const BootRun& b, bool last) {
 
 void write_device(std::ostringstream& js, const DeviceRun& run, bool last) {
     js << "        {\"driver\": " << quote(run.driver) << ", \"hz\": " << run.hz
+       << ", \"interrupt\": " << (run.interrupt.empty() ? "null" : quote(run.interrupt))
        << ", \"guest_release\": " << quote(run.guest_release)
        << ", \"guest_build_dir\": " << quote(run.guest_build_dir)
        << ", \"command\": " << quote(run.command) << ", \"pcr_bank\": " << quote(run.pcr_bank)

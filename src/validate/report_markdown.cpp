@@ -97,10 +97,16 @@ std::string violations_text(const std::map<std::string, unsigned long long>& vio
 void write_device_run(std::ostringstream& md, const PatchResult& patch, const DeviceRun& run,
                       const std::string& chart) {
     md << "\n### Patch " << patch.number << ", " << run.driver << " in QEMU, HZ=" << run.hz
-       << "\n\n"
+       << interrupt_suffix(run) << "\n\n"
        << "Guest kernel " << run.guest_release << " built from the tree with CONFIG_HZ=" << run.hz
-       << " (the guest counted " << measured_hz_text(run) << " jiffies per second). " << run.extends
-       << " " << run.command << " per boot, boots interleaved baseline/patched, "
+       << " (the guest counted " << measured_hz_text(run) << " jiffies per second). ";
+    if (!run.interrupt.empty())
+        md << (run.interrupt == "wired"
+                   ? "The chip's interrupt line reached the driver (an ivshmem doorbell), as on "
+                     "the boards that have it. "
+                   : "The chip's interrupt line was not wired: the driver waited its fixed "
+                     "delay after every access. ");
+    md << run.extends << " " << run.command << " per boot, boots interleaved baseline/patched, "
        << "device profile `" << run.profile << "`";
     if (!run.requirements.empty()) {
         md << " (requirements:";
@@ -174,8 +180,9 @@ void write_hz_table(std::ostringstream& md, const PatchResult& patch) {
                 return v.summary.count ? format_duration_us(v.summary.median_us)
                                        : std::string("no extends ran");
             };
-            md << "| " << run->hz << " | " << run->guest_release << " | " << measured_hz_text(*run)
-               << " | " << median(run->baseline) << " | " << median(run->patched) << " | "
+            md << "| " << run->hz << interrupt_suffix(*run) << " | " << run->guest_release << " | "
+               << measured_hz_text(*run) << " | " << median(run->baseline) << " | "
+               << median(run->patched) << " | "
                << (run->median_ratio > 0 ? cell(format_ratio_evidence(*run)) : "-") << " |\n";
         }
     }

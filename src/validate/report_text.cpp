@@ -12,7 +12,8 @@ std::string render_level_lines(const ValidationReport& report, const std::string
         out += indent + std::to_string(patch.number) + "/" + std::to_string(report.patches.size()) +
                " " + patch.subject + "\n";
         for (size_t l = 0; l < patch.levels.size(); ++l) {
-            if (patch.levels[l].status == LevelStatus::skipped)
+            // A level not asked for says nothing; one skipped for a reason says it.
+            if (patch.levels[l].status == LevelStatus::skipped && patch.levels[l].message.empty())
                 continue;
             char head[32];
             std::snprintf(head, sizeof head, "    L%zu %-14s ", l + 1,

@@ -22,6 +22,12 @@ const char* to_string(LevelStatus status) {
     return "?";
 }
 
+std::string interrupt_suffix(const DeviceRun& run) {
+    if (run.interrupt.empty())
+        return "";
+    return run.interrupt == "wired" ? ", IRQ" : ", no IRQ";
+}
+
 bool PatchResult::passed() const {
     return std::none_of(levels.begin(), levels.end(),
                         [](const LevelResult& l) { return l.status == LevelStatus::failed; });

@@ -74,8 +74,11 @@ struct VariantSummary {
 
 // L4 of one driver: both variants, interleaved boots, and the verdict.
 struct DeviceRun {
-    std::string driver;          // the device registry entry booted
-    int hz = 0;                  // CONFIG_HZ of the guest kernel it booted (one per --hz)
+    std::string driver; // the device registry entry booted
+    int hz = 0;         // CONFIG_HZ of the guest kernel it booted (one per --hz)
+    // The chip's interrupt line: "wired" to the guest's driver, "none" left unwired (one row per
+    // --interrupt), "" for a device that has none.
+    std::string interrupt;
     std::string guest_release;   // that kernel's release (its uname -r), built from the tree
     std::string guest_build_dir; // where it was built (O=), "" when its build failed
     std::string command = "TPM2_PCR_Extend";         // what one extend is (the benchmark)
@@ -91,6 +94,10 @@ struct DeviceRun {
     double median_ratio_low = 0, median_ratio_high = 0;
     double mann_whitney_p = -1; // two-sided, pooled patched vs baseline extends (-1: not computed)
 };
+
+// ", IRQ" or ", no IRQ" for a device with an interrupt line, "" for one without: what tells a
+// run's row, heading and chart from its sibling of the other wiring.
+std::string interrupt_suffix(const DeviceRun& run);
 
 struct PatchResult {
     size_t number = 0;              // 1-based position in the series

@@ -146,6 +146,10 @@ class SeriesValidator {
                      const Snapshots& snaps);
     void level_device(PatchResult& result, const std::vector<KbuildModule>& modules,
                       const Snapshots& snaps);
+    // One row of L4: the patch's module booted at one HZ with one wiring of the interrupt line.
+    void boot_device(PatchResult& result, const device::DeviceEntry& device,
+                     const KbuildModule& module, const SourceSnapshot& baseline,
+                     const SourceSnapshot& patched, int hz, device::InterruptMode wiring);
     // Opens the LAVA export or reads the LAVA results when asked; false (with report_.errors)
     // when they cannot be used.
     bool set_up_lava(const Series& series);
@@ -411,6 +415,63 @@ void SeriesValidator::level_build(PatchResult& result, const std::vector<KbuildM
     }
 }
 
+void SeriesValidator::boot_device(PatchResult& result, const device::DeviceEntry& device,
+                                  const KbuildModule& module, const SourceSnapshot& baseline,
+                                  const SourceSnapshot& patched, int hz,
+                                  device::InterruptMode wiring) {
+    LevelResult& level = result.levels[3];
+    bool has_line = device.interrupt != device::InterruptMode::none;
+    std::string name =
+        module.name + " HZ=" + std::to_string(hz) +
+        (has_line ? (wiring == device::InterruptMode::wired ? " IRQ" : " no IRQ") : "");
+    LevelResult one;
+    if (wiring != device::InterruptMode::none && (lava_export_ || lava_results_)) {
+        // The lab's device dictionary (lava/) starts ksweep-tpmd with the I2C socket alone.
+        one.status = LevelStatus::failed;
+        one.message = "the interrupt line is not wired in LAVA jobs (lava/ serves the I2C bus "
+                      "alone): run this row locally, or give --interrupt none";
+    } else if (auto failed = guest_build_failures_.find(hz);
+               failed != guest_build_failures_.end()) {
+        // Built once per run: a guest kernel that failed for an earlier patch fails again.
+        one.status = LevelStatus::failed;
+        one.message = failed->second + " (as for an earlier patch; not built again)";
+    } else {
+        DeviceRunOptions run;
+        run.tree = options_.guest_tree.empty() ? options_.tree : options_.guest_tree;
+        run.hz = hz;
+        run.boots = options_.boots;
+        run.extends = options_.extends;
+        run.profile = options_.profile;
+        run.interrupt = wiring;
+        run.work_dir =
+            (fs::path(work_dir_) / ("l4-patch-" + std::to_string(result.number))).string();
+        run.on_progress = [this](const std::string& what) { progress("  L4: " + what); };
+        run.lava_export = lava_export_ ? &*lava_export_ : nullptr;
+        run.lava_results = lava_results_ ? &*lava_results_ : nullptr;
+        run.lava_key = lava_series_;
+        run.lava_key.hz = hz;
+        run.lava_key.patch = static_cast<int>(result.number);
+        run.lava_key.patch_sha256 =
+            lava_series_.series_sha256.empty() ? "" : file_sha256(result.path);
+        DeviceRun ran = run_device_level(device, baseline, patched, run, one);
+        if (ran.guest_build_dir.empty())
+            guest_build_failures_[hz] = one.message;
+        else
+            report_.kernel_release = ran.guest_release;
+        // Jobs written, nothing measured: no table, no chart.
+        if (!lava_export_ && !ran.boots.empty())
+            result.devices.push_back(std::move(ran));
+    }
+    // The first failure decides the level; passes accumulate in the message.
+    if (level.status != LevelStatus::failed) {
+        level.status = one.status;
+        level.message = level.message.empty() || one.status == LevelStatus::failed
+                            ? name + ": " + one.message
+                            : level.message + "; " + name + ": " + one.message;
+    }
+    level.details.insert(level.details.end(), one.details.begin(), one.details.end());
+}
+
 void SeriesValidator::level_device(PatchResult& result, const std::vector<KbuildModule>& modules,
                                    const Snapshots& snaps) {
     LevelResult& level = result.levels[3];
@@ -423,7 +484,7 @@ void SeriesValidator::level_device(PatchResult& result, const std::vector<Kbuild
         level.message = std::string("cannot read the device registry: ") + e.what();
         return;
     }
-    std::vector<std::string> without_model;
+    std::vector<std::string> without_model, left_out;
     std::set<std::string> booted; // two modules of one device (st33zp24.c and i2c.c) boot once
     for (size_t i = 0; i < modules.size(); ++i) {
         const device::DeviceEntry* device =
@@ -437,55 +498,24 @@ void SeriesValidator::level_device(PatchResult& result, const std::vector<Kbuild
             level.message = "L3 failed for " + modules[i].name;
             return;
         }
+        const auto& only = options_.l4_devices;
+        if (!only.empty() && std::find(only.begin(), only.end(), device->driver) == only.end()) {
+            left_out.push_back(device->driver);
+            continue;
+        }
         if (!booted.insert(device->driver).second)
             continue;
-        for (int hz : report_.guest_hz) {
-            std::string name = modules[i].name + " HZ=" + std::to_string(hz);
-            LevelResult one;
-            if (auto failed = guest_build_failures_.find(hz);
-                failed != guest_build_failures_.end()) {
-                // Built once per run: a guest kernel that failed for an earlier patch fails again.
-                one.status = LevelStatus::failed;
-                one.message = failed->second + " (as for an earlier patch; not built again)";
-            } else {
-                DeviceRunOptions run;
-                run.tree = options_.guest_tree.empty() ? options_.tree : options_.guest_tree;
-                run.hz = hz;
-                run.boots = options_.boots;
-                run.extends = options_.extends;
-                run.profile = options_.profile;
-                run.work_dir =
-                    (fs::path(work_dir_) / ("l4-patch-" + std::to_string(result.number))).string();
-                run.on_progress = [this](const std::string& what) { progress("  L4: " + what); };
-                run.lava_export = lava_export_ ? &*lava_export_ : nullptr;
-                run.lava_results = lava_results_ ? &*lava_results_ : nullptr;
-                run.lava_key = lava_series_;
-                run.lava_key.hz = hz;
-                run.lava_key.patch = static_cast<int>(result.number);
-                run.lava_key.patch_sha256 =
-                    lava_series_.series_sha256.empty() ? "" : file_sha256(result.path);
-                DeviceRun ran =
-                    run_device_level(*device, snaps.baseline[i], snaps.patched[i], run, one);
-                if (ran.guest_build_dir.empty())
-                    guest_build_failures_[hz] = one.message;
-                else
-                    report_.kernel_release = ran.guest_release;
-                // Jobs written, nothing measured: no table, no chart.
-                if (!lava_export_ && !ran.boots.empty())
-                    result.devices.push_back(std::move(ran));
-            }
-            // The first failure decides the level; passes accumulate in the message.
-            if (level.status != LevelStatus::failed) {
-                level.status = one.status;
-                level.message = level.message.empty() || one.status == LevelStatus::failed
-                                    ? name + ": " + one.message
-                                    : level.message + "; " + name + ": " + one.message;
-            }
-            level.details.insert(level.details.end(), one.details.begin(), one.details.end());
-        }
+        for (int hz : report_.guest_hz)
+            for (device::InterruptMode wiring : interrupt_modes(*device, options_.interrupts))
+                boot_device(result, *device, modules[i], snaps.baseline[i], snaps.patched[i], hz,
+                            wiring);
     }
     level.seconds = seconds_since(start);
-    if (booted.empty()) {
+    if (booted.empty() && !left_out.empty()) {
+        level.status = LevelStatus::skipped;
+        level.message = left_out.front() + " has a device model, not booted in this run (" +
+                        options_.l4_devices_why + ")";
+    } else if (booted.empty()) {
         level.status = LevelStatus::not_applicable;
         level.message =
             without_model.empty()
@@ -622,11 +652,14 @@ ReportFiles write_report_files(const ValidationReport& full, const std::string& 
                 chart_names.push_back(""); // no extend ran: nothing to draw
                 continue;
             }
+            std::string wiring = run.interrupt.empty()      ? ""
+                                 : run.interrupt == "wired" ? "-irq"
+                                                            : "-noirq";
             std::string name = "patch-" + std::to_string(patch.number) + "-" + run.driver + "-hz" +
-                               std::to_string(run.hz) + ".svg";
+                               std::to_string(run.hz) + wiring + ".svg";
             std::string title = "Patch " + std::to_string(patch.number) + ", " + run.driver +
-                                ", HZ=" + std::to_string(run.hz) + ": " + run.command +
-                                " latency, baseline vs patched";
+                                ", HZ=" + std::to_string(run.hz) + interrupt_suffix(run) + ": " +
+                                run.command + " latency, baseline vs patched";
             fs::path svg = fs::path(dir) / name;
             std::ofstream(svg) << paths.text(render_latency_svg(run, title));
             files.charts.push_back(svg.string());

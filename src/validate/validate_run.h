@@ -3,6 +3,7 @@
 // report files. The user's tree is only read: patches are applied in a scratch clone.
 #pragma once
 
+#include "device/device_registry.h"
 #include "validate/validate_report.h"
 
 #include <functional>
@@ -22,6 +23,13 @@ struct ValidateOptions {
     // L4: the guest kernels' HZ, each its own build of the tree (the L4 matrix); empty: the build
     // dir's CONFIG_HZ, else 250, and the report says which.
     std::vector<int> hz;
+    // L4: how the interrupt line of a device that has one is wired, each its own row (wired, none);
+    // empty: as the device registry says boards wire it.
+    std::vector<device::InterruptMode> interrupts;
+    // L4: only these device registry entries boot (empty: every one a patch touches); a patch
+    // whose device is left out is skipped at L4 with `l4_devices_why`.
+    std::vector<std::string> l4_devices;
+    std::string l4_devices_why;
     // L4: the whole tree the guest kernel is built from; default: `tree`. A sparse checkout of
     // the series' base (what the tests validate) cannot be built: give the tree it came from.
     std::string guest_tree;

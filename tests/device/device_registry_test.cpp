@@ -40,7 +40,7 @@ TEST(DeviceRegistryTest, NuvotonEntrySaysWhatEveryoneDoes) {
     // Relative to the registry: the same path the validation report always named.
     EXPECT_EQ(nuvoton->profile,
               std::string(KSWEEP_SOURCE_DIR) + "/qemu/profiles/nuvoton_npct_default.yaml");
-    EXPECT_EQ(nuvoton->source_path, kRegistry + ":29");
+    EXPECT_EQ(nuvoton->source_path, kRegistry + ":31");
 }
 
 // Two modules from a subdirectory, core first; TPM 1.2 with the SHA-1 benchmark.
@@ -83,7 +83,23 @@ TEST(DeviceRegistryTest, AModuleFindsItsEntryOnlyInItsDirectory) {
     ASSERT_NE(e, nullptr);
     EXPECT_EQ(e->driver, "tpm_i2c_nuvoton");
     EXPECT_EQ(registry.for_module("tpm_i2c_nuvoton", "drivers/misc"), nullptr);
-    EXPECT_EQ(registry.for_module("tpm_tis_i2c_cr50", "drivers/char/tpm"), nullptr);
+    EXPECT_EQ(registry.for_module("tpm_nsc", "drivers/char/tpm"), nullptr);
+}
+
+TEST(DeviceRegistryTest, Cr50EntryHasItsInterruptLine) {
+    DeviceRegistry registry = load_device_registry(kRegistry);
+    const DeviceEntry* cr50 = registry.for_module("tpm_tis_i2c_cr50", "drivers/char/tpm");
+    ASSERT_NE(cr50, nullptr);
+    EXPECT_EQ(cr50->model, "cr50");
+    EXPECT_EQ(cr50->i2c_device_id, "cr50");
+    EXPECT_EQ(cr50->interrupt, InterruptMode::wired);
+    EXPECT_EQ(registry.find("tpm_i2c_nuvoton")->interrupt, InterruptMode::none);
+    EXPECT_EQ(model_mismatch(*cr50, load_device_profile(cr50->profile)), "");
+    DeviceEntry wired_nuvoton = *registry.find("tpm_i2c_nuvoton");
+    wired_nuvoton.interrupt = InterruptMode::wired;
+    EXPECT_NE(model_mismatch(wired_nuvoton, DeviceProfile{})
+                  .find("model 'nuvoton' drives no interrupt line for bind.interrupt to carry"),
+              std::string::npos);
 }
 
 constexpr const char* kEntry = R"(devices:
@@ -128,6 +144,8 @@ TEST(DeviceRegistryTest, ErrorsPointAtTheProblem) {
     expect_error(with("TPM2_PCR_Extend", "TPM_Extend"), "13:16", "TPM 1.2 command");
     expect_error(with("sha256", "sha1"), "14:17", "sha256 bank");
     expect_error(with("TPM2_PCR_Extend", "TPM2_Quote"), "13:16", "unknown benchmark");
+    expect_error(with("i2c_new_device: tpm_x\n", "i2c_new_device: tpm_x\n      interrupt: wire\n"),
+                 "12:18", "'interrupt' must be wired or none");
     expect_error(with("    bind:\n      i2c_new_device: tpm_x\n", ""), "3:5", "needs 'bind'");
     expect_error(with("tpm_x\n    benchmark", "tpm x\n    benchmark"), "11:23", "device id");
     expect_error("devices: []\n", "1:10", "mapping");
@@ -153,7 +171,7 @@ TEST(DeviceModelsTest, AnEntryWithoutItsModelClassIsRefused) {
     EXPECT_EQ(model_mismatch(entry, plain), "");
     entry.model = "atmel";
     EXPECT_EQ(model_mismatch(entry, plain),
-              "r.yaml:2: unknown model 'atmel' (ksweep-tpmd has nuvoton, st33zp24_i2c)");
+              "r.yaml:2: unknown model 'atmel' (ksweep-tpmd has nuvoton, st33zp24_i2c, cr50)");
 }
 
 } // namespace

@@ -78,9 +78,9 @@ class FakeVmm {
         ASSERT_EQ(sendmsg(sock, &msg, 0), static_cast<ssize_t>(bytes.size()));
     }
     template <typename T>
-    void send_value(uint32_t request, const T& v, std::vector<int> fds = {},
+    void send_value(uint32_t request, const T& v, const std::vector<int>& fds = {},
                     uint32_t flags = kVersion) {
-        send_msg(request, &v, sizeof v, std::move(fds), flags);
+        send_msg(request, &v, sizeof v, fds, flags);
     }
 
     std::vector<uint8_t> recv_reply(uint32_t request) {

@@ -1,7 +1,9 @@
 // ksweep-tpmd as the QEMU runner uses it: started with its flags, "ready" on stdout, a VMM on
-// the unix socket, and the stats file written when the VMM goes away or on SIGTERM.
+// the unix socket (and on the ivshmem socket for a chip with an interrupt line), and the stats
+// file written when the VMM goes away or on SIGTERM.
 #include "core/file_io.h"
 #include "fake_vmm.h"
+#include "ivshmem_client.h"
 
 #include <csignal>
 #include <filesystem>
@@ -113,11 +115,11 @@ struct TpmdTest : ::testing::Test {
         close(fd);
         return id;
     }
-    int connect_socket() {
+    int connect_socket(const fs::path& path = {}) {
         int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
         sockaddr_un addr{};
         addr.sun_family = AF_UNIX;
-        std::strcpy(addr.sun_path, socket().c_str());
+        std::strcpy(addr.sun_path, (path.empty() ? socket() : path).c_str());
         EXPECT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
         return fd;
     }
@@ -172,6 +174,47 @@ TEST_F(TpmdTest, ExitsWithStatsWhenTheVmmDisconnects) {
     EXPECT_EQ(wait_exit(), 0);
     EXPECT_TRUE(fs::exists(stats()));
     EXPECT_NE(slurp(log()).find("vhost-user: disconnected"), std::string::npos);
+}
+
+TEST_F(TpmdTest, ServesTheI2cBusAndTheInterruptLineAtOnce) {
+    fs::path irq_socket = dir / "irq.sock";
+    spawn({"--registry", registry(), "--device", "tpm_tis_i2c_cr50", "--socket", socket(),
+           "--irq-socket", irq_socket, "--state-dir", dir / "state", "--stats", stats(), "--log",
+           log()});
+    ASSERT_EQ(read_line(out), "ready");
+    // QEMU connects both chardevs, then realizes one device after the other: the doorbell's
+    // setup arrives while the I2C connection is open and idle.
+    int i2c = connect_socket();
+    int irq = connect_socket(irq_socket);
+    std::vector<std::pair<int64_t, int>> setup;
+    for (int i = 0; i < 4; ++i)
+        setup.push_back(testing::recv_ivshmem_message(irq));
+    ASSERT_EQ(setup.size(), 4u);
+    EXPECT_EQ(setup[0], (std::pair<int64_t, int>(0, -1))) << "protocol version 0";
+    EXPECT_EQ(setup[1], (std::pair<int64_t, int>(0, -1))) << "the client's ID";
+    EXPECT_EQ(setup[2].first, -1) << "the shared memory";
+    EXPECT_EQ(setup[3].first, 0) << "the client's vector 0";
+    EXPECT_GE(setup[3].second, 0);
+    for (const auto& [value, fd] : setup)
+        if (fd >= 0)
+            close(fd);
+    close(irq);
+    close(i2c);
+    EXPECT_EQ(wait_exit(), 0) << "QEMU gone: both connections closed";
+    std::string text = slurp(log());
+    EXPECT_NE(text.find("model cr50, TPM 2.0 at 0x50, interrupt on the ivshmem doorbell"),
+              std::string::npos)
+        << text;
+    EXPECT_NE(text.find("ivshmem: disconnected"), std::string::npos) << text;
+    EXPECT_NE(slurp(stats()).find("\"interrupt_pulses\": 0"), std::string::npos);
+}
+
+TEST_F(TpmdTest, AnInterruptLineForAChipWithoutOneIsRefused) {
+    spawn({"--registry", registry(), "--device", "tpm_i2c_nuvoton", "--socket", socket(),
+           "--irq-socket", dir / "irq.sock", "--state-dir", dir / "state", "--stats", stats()});
+    EXPECT_EQ(wait_exit(), 2);
+    EXPECT_NE(read_all(err).find("model nuvoton has no interrupt output"), std::string::npos);
+    EXPECT_EQ(read_all(out), "") << "never ready";
 }
 
 TEST_F(TpmdTest, TraceHasEveryMessageWithItsTimeAndBytes) {

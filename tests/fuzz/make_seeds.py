@@ -113,6 +113,16 @@ seeds = {
           desc(BASE + 0x370, 1, WRITE)),
          (0x300, header(0x7f, 1)), (0x310, b"\x00"),
          (0x320, header(0x7f, 2))]),
+    # cr50 (at 0x51 in the fuzzer: 0x50 is the max6900's): TPM_STS read as the driver does it:
+    # the register byte written, then (after the interrupt) all 4 bytes read, the read as an
+    # indirect chain.
+    "cr50_status": image(
+        desc(BASE + 0x100, 8, NEXT, 1) + desc(BASE + 0x110, 1, NEXT, 2) +
+        desc(BASE + 0x118, 1, WRITE) + desc(BASE + 0x200, 48, INDIRECT),
+        [(0x100, header(0x51, 1)), (0x110, b"\x01"),
+         (0x200, desc(BASE + 0x300, 8, NEXT, 1) + desc(BASE + 0x310, 4, NEXT | WRITE, 2) +
+          desc(BASE + 0x318, 1, WRITE)),
+         (0x300, header(0x51, 2))]),
 }
 for name, data in seeds.items():
     with open(os.path.join(here, name), "wb") as f:

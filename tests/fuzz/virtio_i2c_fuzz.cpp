@@ -1,11 +1,14 @@
 // Fuzz target: the guest controls all of guest memory, so the input *is* guest memory. Its
 // first 64 bytes are a descriptor table of 4 entries; each entry is taken as a request head in
 // turn and runs through read_descriptor_chain, parse_i2c_request and the I2C bus into the
-// chip models, one at each model's address: the Nuvoton (0x2e) and the ST33ZP24 (0x13) register
-// parsers, the table model with the shipped device files loaded (register framing: ak8974 at
-// 0x0e, srf08 at 0x70; command framing: hmc6352 at 0x21, max6900 at 0x50; their rules, busy
-// periods and NACKs), and the counters at 0x7f. The memory is a heap block of exactly the
-// input's size (rounded up to one page), so AddressSanitizer catches any access outside it.
+// chip models, one at each model's address: the Nuvoton (0x2e), the ST33ZP24 (0x13) and the
+// cr50 (at 0x51 here, its interrupt line wired and its polling switches on) register parsers,
+// the table model with the shipped device files loaded (register framing: ak8974 at 0x0e, srf08
+// at 0x70; command framing: hmc6352 at 0x21, max6900 at 0x50, the cr50's own address; their
+// rules, busy periods and NACKs), and the counters at 0x7f. The memory is a heap block of
+// exactly the input's size (rounded up to one page), so AddressSanitizer catches any access
+// outside it.
+#include "device/cr50_tpm.h"
 #include "device/device_spec.h"
 #include "device/nuvoton_tpm.h"
 #include "device/st33zp24_tpm.h"
@@ -23,6 +26,13 @@ namespace {
 constexpr uint64_t kGuestBase = 0x1000;
 constexpr size_t kGuestSize = 4096;
 constexpr uint16_t kQueueSize = 4;
+// The cr50's own address (0x50) is the max6900's too; one bus cannot hold both.
+constexpr uint16_t kCr50Address = 0x51;
+
+struct CountingLine final : InterruptLine {
+    void pulse_low() override { ++pulses; }
+    uint64_t pulses = 0;
+};
 
 struct EchoTpm final : TpmEngine {
     std::vector<uint8_t> execute(std::span<const uint8_t> command) override {
@@ -64,19 +74,28 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     profile.command_ready_time = std::chrono::microseconds(40);
     profile.requirements.min_status_gap = std::chrono::microseconds(50);
     profile.requirements.min_ready_poll_interval = std::chrono::microseconds(50);
+    profile.requirements.min_ready_write_gap = std::chrono::microseconds(50);
+    profile.locality_grant_time = std::chrono::microseconds(40);
+    profile.access_request_pending = true;
+    profile.busy_after_fifo_write = std::chrono::microseconds(20);
+    profile.no_burst_after_fifo_write = std::chrono::microseconds(60);
     auto quiet = [](const std::string&) {};
     NuvotonTpm nuvoton(clock, engine, profile, quiet);
     St33zp24Tpm st33(clock, engine, profile, quiet);
+    Cr50Tpm cr50(clock, engine, profile, quiet);
+    CountingLine line;
+    cr50.wire_interrupt(line);
     I2cBus bus(clock);
     bus.attach(nuvoton::kDefaultAddress, nuvoton);
     bus.attach(st33zp24::kDefaultAddress, st33);
+    bus.attach(kCr50Address, cr50);
     static const Described described;
     std::vector<std::unique_ptr<TableDevice>> chips;
     for (size_t i = 0; i < described.specs.size(); ++i) {
         chips.push_back(
             std::make_unique<TableDevice>(clock, described.specs[i], described.profiles[i], quiet));
         if (!bus.attach(described.specs[i].address, *chips.back()))
-            __builtin_trap(); // two files at one address: the fuzzer would miss one
+            __builtin_trap(); // two chips at one address: the fuzzer would miss one
     }
     StatsDevice counters(
         [&] { return format_table_stats_json("fuzz", chips.front()->stats(), TransportStats{}); });
