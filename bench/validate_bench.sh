@@ -24,8 +24,8 @@ work=${WORK:-$(mktemp -d)}; mkdir -p "$work"
 [ -n "${WORK:-}" ] || trap 'rm -rf "$work"' EXIT
 
 # The historical series, made the way tests/integration/validate_test.cpp makes it.
-scratch=$("$ksweep" series -o "$work/unused" "$KSWEEP_TREE_6_1" drivers/char/tpm \
-          2>&1 | sed -n '/scratch repository/{n;p}')
+scratch=$("$ksweep" series --rule msleep_small -o "$work/unused" "$KSWEEP_TREE_6_1" \
+          drivers/char/tpm 2>/dev/null | sed -n '/commits are in the scratch repository/{n;p;q}')
 base=$(git --git-dir="$scratch" for-each-ref --format='%(objectname)' refs/ksweep/base/)
 git clone -q --shared --no-checkout "$scratch" "$work/linux"
 git -C "$work/linux" config user.name bench
@@ -35,7 +35,10 @@ git -C "$work/linux" checkout -q -b historical "$base"
 f=$work/linux/drivers/char/tpm/tpm_i2c_nuvoton.c
 bash "$here/tests/historical/nuvoton_pre_v4_12.sh" "$f" "$f"
 git -C "$work/linux" commit -q -am "tpm: tpm_i2c_nuvoton: back to msleep() as before v4.12"
-"$ksweep" series -o "$work/series" "$work/linux" drivers/char/tpm/tpm_i2c_nuvoton.c >/dev/null 2>&1
+"$ksweep" series --rule msleep_small -o "$work/sweep" "$work/linux" \
+    drivers/char/tpm/tpm_i2c_nuvoton.c >/dev/null 2>&1
+# The sweep holds one folder per series: this one's mails are one folder down.
+series=$(dirname "$(ls "$work"/sweep/*/*.patch | head -1)")
 
 if [ "${COLD:-0}" = 1 ]; then
     rm -rf "$cache/validate-builds" "$cache/modules" "$cache/initramfs"
@@ -45,7 +48,7 @@ levels=${LEVELS:-1,2,3,4}
 echo "ksweep validate: 1 patch, levels $levels, $boots boots per variant, $extends extends per boot"
 start=$(date +%s.%N)
 status=0
-"$ksweep" validate --series "$work/series" --levels "$levels" -n "$extends" --boots "$boots" \
+"$ksweep" validate --series "$series" --levels "$levels" -n "$extends" --boots "$boots" \
     --guest-tree "$KSWEEP_TREE_6_1" \
     -o "$work/report" "$work/linux" >"$work/validate.out" 2>"$work/validate.err" || status=$?
 end=$(date +%s.%N)

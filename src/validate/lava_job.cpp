@@ -20,30 +20,24 @@ std::string LavaBootKey::job_name() const {
 }
 
 std::map<std::string, std::string> LavaBootKey::metadata() const {
-    if (!operation.empty())
-        return {{"ksweep.version", version},
-                {"ksweep.series", series},
-                {"ksweep.series_sha256", series_sha256},
-                {"ksweep.patch", std::to_string(patch)},
-                {"ksweep.patch_sha256", patch_sha256},
-                {"ksweep.device", device},
-                {"ksweep.variant", variant},
-                {"ksweep.boot", std::to_string(boot)},
-                {"ksweep.hz", std::to_string(hz)},
-                {"ksweep.extends", std::to_string(extends)},
-                {"ksweep.operation", operation}};
-    return {{"ksweep.version", version},
-            {"ksweep.series", series},
-            {"ksweep.series_sha256", series_sha256},
-            {"ksweep.patch", std::to_string(patch)},
-            {"ksweep.patch_sha256", patch_sha256},
-            {"ksweep.device", device},
-            {"ksweep.variant", variant},
-            {"ksweep.boot", std::to_string(boot)},
-            {"ksweep.hz", std::to_string(hz)},
-            {"ksweep.extends", std::to_string(extends)},
-            {"ksweep.tpm", tpm},
-            {"ksweep.pcr_bank", pcr_bank}};
+    std::map<std::string, std::string> m = {{"ksweep.version", version},
+                                            {"ksweep.series", series},
+                                            {"ksweep.series_sha256", series_sha256},
+                                            {"ksweep.patch", std::to_string(patch)},
+                                            {"ksweep.patch_sha256", patch_sha256},
+                                            {"ksweep.device", device},
+                                            {"ksweep.variant", variant},
+                                            {"ksweep.boot", std::to_string(boot)},
+                                            {"ksweep.hz", std::to_string(hz)},
+                                            {"ksweep.extends", std::to_string(extends)}};
+    // A device file's boot times its operation; a TPM's extends and checks a PCR bank.
+    if (!operation.empty()) {
+        m["ksweep.operation"] = operation;
+    } else {
+        m["ksweep.tpm"] = tpm;
+        m["ksweep.pcr_bank"] = pcr_bank;
+    }
+    return m;
 }
 
 LavaBootKey LavaBootKey::from_metadata(const std::map<std::string, std::string>& metadata) {

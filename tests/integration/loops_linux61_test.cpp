@@ -16,6 +16,7 @@
 #include <gtest/gtest.h>
 #include <map>
 #include <regex>
+#include <sstream>
 
 namespace fs = std::filesystem;
 using ksweep::test::quote;
@@ -174,27 +175,28 @@ TEST_F(Linux61Loops, NoCountedLoopLosesItsBudgetWithoutAWordInTheMail) {
     ksweep::TempDir dir{"loops-series"};
     const std::string out = (dir.path() / "sweep").string();
     auto made = run(std::string(KSWEEP_BINARY) +
-                        " series --signoff 'Test Maintainer <test@example.org>' -o " + quote(out) +
-                        " " + quote(tree_) + " " + paths + " 2>&1",
+                        " series --rule msleep_small --signoff 'Test Maintainer "
+                        "<test@example.org>' -o " +
+                        quote(out) + " " + quote(tree_) + " " + paths + " 2>&1",
                     false);
     ASSERT_EQ(made.status, 0) << made.output;
     const ksweep::Json index = ksweep::Json::parse(*ksweep::read_file(out + "/index.json"));
 
-    // Each file's mail, its whitespace made single spaces (the body is wrapped).
+    // Each file's mail (the patch whose diff changes it), its whitespace made single spaces (the
+    // body is wrapped).
     std::map<std::string, std::string> mail_of;
-    for (const auto& series : index.at("series"))
-        for (const auto& patch : series.at("patches")) {
-            std::string text;
-            for (const auto& e : fs::recursive_directory_iterator(out))
-                if (e.path().extension() == ".patch" &&
-                    ksweep::read_file(e.path())->find("Subject: [PATCH") != std::string::npos &&
-                    ksweep::read_file(e.path())->find(
-                        patch.at("subject").get<std::string>().substr(0, 40)) != std::string::npos)
-                    text =
-                        std::regex_replace(*ksweep::read_file(e.path()), std::regex("\\s+"), " ");
-            for (const auto& file : patch.at("files"))
-                mail_of[file.get<std::string>()] = text;
-        }
+    static const std::regex kChanged("^diff --git a/(\\S+) ");
+    for (const auto& e : fs::recursive_directory_iterator(out)) {
+        if (e.path().extension() != ".patch")
+            continue;
+        const std::string mail = *ksweep::read_file(e.path());
+        const std::string text = std::regex_replace(mail, std::regex("\\s+"), " ");
+        std::istringstream lines(mail);
+        std::smatch m;
+        for (std::string line; std::getline(lines, line);)
+            if (std::regex_search(line, m, kChanged))
+                mail_of[m[1]] = text;
+    }
     std::map<std::string, std::string> left;
     for (const auto& l : index.at("left_alone")) // "where": FILE:LINE, "why": the reason
         left[l.at("where").get<std::string>()] = l.at("why").get<std::string>();
