@@ -229,8 +229,9 @@ DeviceRegistry parse_device_registry(const std::string& text, const std::string&
                     Yaml::fail(path, mark,
                                entry.source_path + ": module '" + m + "' already belongs to '" +
                                    other.driver + "'");
+        const std::string& driver = entry.driver; // a lambda may not capture a binding (C++20)
         if (std::any_of(entries.begin(), entries.end(),
-                        [&](const DeviceEntry& e) { return e.driver == entry.driver; }))
+                        [&](const DeviceEntry& e) { return e.driver == driver; }))
             Yaml::fail(path, mark,
                        entry.source_path + ": device '" + entry.driver + "' is listed twice");
         entries.push_back(std::move(entry));

@@ -51,9 +51,9 @@ std::string table_profile_mismatch(const DeviceSpec& spec, const DeviceProfile& 
 
 // The stats file's JSON and the log's line, like the TPMs' (tpm_chip_stats.h) with the
 // chip's own counters.
-std::string format_table_stats_json(const std::string& profile, const TableDeviceStats& stats,
-                                    const TransportStats& transport);
-std::string format_table_stats_line(const TableDeviceStats& stats, const TransportStats& transport);
+std::string format_table_stats_json(const std::string& profile, const TableDeviceStats& s,
+                                    const TransportStats& x);
+std::string format_table_stats_line(const TableDeviceStats& s, const TransportStats& x);
 
 class TableDevice final : public I2cDevice {
   public:

@@ -241,7 +241,7 @@ std::string negated(const std::string& test) {
         return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '>' || c == '-' ||
                c == '.';
     });
-    if (test.rfind('!', 0) == 0 && test.find_first_of(" ") == std::string::npos)
+    if (test.rfind('!', 0) == 0 && test.find(' ') == std::string::npos)
         return test.substr(1);
     return word ? "!" + test : "!(" + test + ")";
 }

@@ -60,8 +60,8 @@ struct NotKept {
 // Parses the prefix into <entry>/preamble.pch and lists the headers it read.
 void make_preamble(const fs::path& entry, const clang::CompilerInvocation& invocation,
                    const llvm::MemoryBuffer& main, const clang::PreambleBounds& bounds,
-                   llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> vfs,
-                   std::shared_ptr<clang::PCHContainerOperations> pch) {
+                   const llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem>& vfs,
+                   const std::shared_ptr<clang::PCHContainerOperations>& pch) {
     FirstPreambleError errors;
     llvm::IntrusiveRefCntPtr<clang::DiagnosticOptions> options =
         new clang::DiagnosticOptions(invocation.getDiagnosticOpts());

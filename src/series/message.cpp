@@ -53,7 +53,7 @@ std::string poll_only(const FileFix& fix) {
 std::string target_name(const Rule& rule, const FileFix& fix) {
     if (fix.helper)
         return fix.helper->name;
-    if (const std::string poll = poll_only(fix); !poll.empty())
+    if (std::string poll = poll_only(fix); !poll.empty())
         return poll;
     return rule.target_for(fix.file) == Target::Fsleep ? "fsleep" : "usleep_range";
 }
