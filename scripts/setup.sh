@@ -13,6 +13,7 @@ cache=${KSWEEP_CACHE:-$HOME/.cache/ksweep}
 packages=(
     build-essential cmake ninja-build pkg-config git
     clang-14 libclang-14-dev llvm-14-dev        # the C++ tooling API (LibTooling)
+    libclang-rt-14-dev                           # libFuzzer and the sanitizers: the fuzz targets
     libgit2-dev libyaml-cpp-dev googletest libgtest-dev libgmock-dev
     libgmime-3.0-dev                             # mails decoded as git mailinfo reads them
     git-email libmailtools-perl                  # git send-email: the tests' encoded mails
