@@ -18,6 +18,7 @@ packages=(
     libgmime-3.0-dev                             # mails decoded as git mailinfo reads them
     git-email libmailtools-perl                  # git send-email: the tests' encoded mails
     coccinelle                                   # spatch, the Coccinelle twin
+    libpython3-dev                               # spatch dlopens libpython3.X.so at start
     linux-source-6.1 linux-headers-amd64 linux-image-amd64
     linux-source-6.12                            # a tree with no matching headers: "any tree"
     flex bison bc libelf-dev libssl-dev kmod cpio zstd xz-utils perl python3
