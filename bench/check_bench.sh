@@ -68,14 +68,14 @@ edit $tpm/tpm_tis_core.c '!done && /^\t\ttpm_msleep\(TPM_TIMEOUT\);$/ {
 patch tis-helper $tpm/tpm_tis_core.c "tpm: tis: call msleep() directly"
 edit $tpm/tpm.h '{ sub(/TPM_TIMEOUT = 5,/, "TPM_TIMEOUT = 4,"); print }'
 patch tpm.h-enum $tpm/tpm.h "tpm: a shorter polling timeout"
-"$ksweep" series -o "$work/series" "$tree" $tpm > "$work/series.log" 2>&1
+"$ksweep" series --signoff "Bench <bench@example.org>" -o "$work/series" "$tree" $tpm > "$work/series.log" 2>&1
 # series writes one folder per maintainer tree: OUT/<series>/NNNN-*.patch.
 for p in "$work"/series/*/000[1-9]*.patch; do
     cp "$p" "$work/patches/series-$(basename "$p" | cut -c1-4).patch"
 done
 # The largest series of $series_path, as one input: every patch of it, cover letter left out.
 # shellcheck disable=SC2086 # several paths
-"$ksweep" series --rule msleep_small -o "$work/big" "$tree" $series_path > "$work/big.log" 2>&1
+"$ksweep" series --rule msleep_small --signoff "Bench <bench@example.org>" -o "$work/big" "$tree" $series_path > "$work/big.log" 2>&1
 patches_in() { ls "$1" | grep -E '^[0-9]{4}-.*\.patch$' | grep -v '^0000-' || true; }
 big=$(for d in "$work"/big/*/; do echo "$(patches_in "$d" | wc -l) $d"; done | sort -rn | head -1)
 big_patches=${big%% *}

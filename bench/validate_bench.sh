@@ -24,7 +24,8 @@ work=${WORK:-$(mktemp -d)}; mkdir -p "$work"
 [ -n "${WORK:-}" ] || trap 'rm -rf "$work"' EXIT
 
 # The historical series, made the way tests/integration/validate_test.cpp makes it.
-scratch=$("$ksweep" series --rule msleep_small -o "$work/unused" "$KSWEEP_TREE_6_1" \
+scratch=$("$ksweep" series --rule msleep_small --signoff "Bench <bench@example.org>" \
+          -o "$work/unused" "$KSWEEP_TREE_6_1" \
           drivers/char/tpm 2>/dev/null | sed -n '/commits are in the scratch repository/{n;p;q}')
 base=$(git --git-dir="$scratch" for-each-ref --format='%(objectname)' refs/ksweep/base/)
 git clone -q --shared --no-checkout "$scratch" "$work/linux"

@@ -12,6 +12,7 @@ cache=${KSWEEP_CACHE:-$HOME/.cache/ksweep}
 
 packages=(
     build-essential cmake ninja-build pkg-config git
+    time                                         # /usr/bin/time: the benches' CPU and RSS
     clang-14 libclang-14-dev llvm-14-dev        # the C++ tooling API (LibTooling)
     libclang-rt-14-dev                           # libFuzzer and the sanitizers: the fuzz targets
     libgit2-dev libyaml-cpp-dev googletest libgtest-dev libgmock-dev

@@ -185,8 +185,10 @@ TEST_F(CheckOnLinux61, ADirectoryThatIsNoBuildDirIsRefused) {
 // What `ksweep series` writes, cover letter and all, is checked patch by patch: never exit 2.
 TEST_F(CheckOnLinux61, ASeriesWrittenByKsweepSeries) {
     const std::string out = dir_.path() + "/series";
-    auto written = run(std::string(KSWEEP_BINARY) + " series -o " + quote(out) + " " +
-                       quote(tree_) + " drivers/char/tpm");
+    // A fresh machine has no git identity: the sign-off is given.
+    auto written = run(std::string(KSWEEP_BINARY) +
+                       " series --signoff 'Test Maintainer <test@example.org>' -o " + quote(out) +
+                       " " + quote(tree_) + " drivers/char/tpm");
     ASSERT_EQ(written.status, 0) << written.output;
     // The output holds the index and one folder per series: TPM's tree has one.
     const std::string series = ksweep::test::only_series_dir(out);
