@@ -84,9 +84,7 @@ std::string format_table_stats_json(const std::string& profile, const TableDevic
     stats["busy_accesses"] = s.busy_accesses;
     stats["rules_fired"] = s.rules_fired;
     stats["protocol_errors"] = s.protocol_errors;
-    stats["virtio_requests"] = x.requests;
-    stats["malformed_requests"] = x.malformed;
-    stats["kicks"] = x.kicks;
+    add_transport_json(stats, x);
     return stats.dump(2) + "\n";
 }
 

@@ -48,6 +48,12 @@ std::string format_stats_line(const TpmChipStats& t, const TransportStats& x,
     return os.str();
 }
 
+void add_transport_json(nlohmann::ordered_json& stats, const TransportStats& x) {
+    stats["virtio_requests"] = x.requests;
+    stats["malformed_requests"] = x.malformed;
+    stats["kicks"] = x.kicks;
+}
+
 std::string format_stats_json(const std::string& profile, const TpmChipStats& t,
                               const TransportStats& x, std::span<const Requirement> checked,
                               const InterruptStats* interrupts) {
@@ -68,9 +74,7 @@ std::string format_stats_json(const std::string& profile, const TpmChipStats& t,
     stats["status_reads"] = t.status_reads;
     stats["busy_status_reads"] = t.busy_status_reads;
     stats["protocol_errors"] = t.protocol_errors;
-    stats["virtio_requests"] = x.requests;
-    stats["malformed_requests"] = x.malformed;
-    stats["kicks"] = x.kicks;
+    add_transport_json(stats, x);
     stats["request_service_us_mean"] = mean_us(x);
     stats["request_service_us_max"] = x.service_ns_max / 1000;
     if (interrupts) {

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <span>
 #include <string>
 
@@ -43,6 +44,10 @@ struct TransportStats {
     uint64_t service_ns_total = 0;
     uint64_t service_ns_max = 0;
 };
+
+// The transport's counters every model's stats JSON carries, in this order: virtio_requests,
+// malformed_requests, kicks.
+void add_transport_json(nlohmann::ordered_json& stats, const TransportStats& x);
 
 // One line for the log: "stats: commands=... violations=...". `checked` are the requirements
 // the model enforces: their violation counters are listed, in that order. `interrupts`: the
