@@ -484,7 +484,7 @@ void SeriesValidator::level_device(PatchResult& result, const std::vector<Kbuild
         level.message = std::string("cannot read the device registry: ") + e.what();
         return;
     }
-    std::vector<std::string> without_model, left_out;
+    std::vector<std::string> without_model;
     std::set<std::string> booted; // two modules of one device (st33zp24.c and i2c.c) boot once
     for (size_t i = 0; i < modules.size(); ++i) {
         const device::DeviceEntry* device =
@@ -498,11 +498,6 @@ void SeriesValidator::level_device(PatchResult& result, const std::vector<Kbuild
             level.message = "L3 failed for " + modules[i].name;
             return;
         }
-        const auto& only = options_.l4_devices;
-        if (!only.empty() && std::find(only.begin(), only.end(), device->driver) == only.end()) {
-            left_out.push_back(device->driver);
-            continue;
-        }
         if (!booted.insert(device->driver).second)
             continue;
         for (int hz : report_.guest_hz)
@@ -511,11 +506,7 @@ void SeriesValidator::level_device(PatchResult& result, const std::vector<Kbuild
                             wiring);
     }
     level.seconds = seconds_since(start);
-    if (booted.empty() && !left_out.empty()) {
-        level.status = LevelStatus::skipped;
-        level.message = left_out.front() + " has a device model, not booted in this run (" +
-                        options_.l4_devices_why + ")";
-    } else if (booted.empty()) {
+    if (booted.empty()) {
         level.status = LevelStatus::not_applicable;
         level.message =
             without_model.empty()

@@ -26,10 +26,6 @@ struct ValidateOptions {
     // L4: how the interrupt line of a device that has one is wired, each its own row (wired, none);
     // empty: as the device registry says boards wire it.
     std::vector<device::InterruptMode> interrupts;
-    // L4: only these device registry entries boot (empty: every one a patch touches); a patch
-    // whose device is left out is skipped at L4 with `l4_devices_why`.
-    std::vector<std::string> l4_devices;
-    std::string l4_devices_why;
     // L4: the whole tree the guest kernel is built from; default: `tree`. A sparse checkout of
     // the series' base (what the tests validate) cannot be built: give the tree it came from.
     std::string guest_tree;
