@@ -1,17 +1,17 @@
 #!/usr/bin/env bash
 # The device files' L4 matrix: every device of devices/*.yaml, with its patch from a real sweep
 # of the tree (`ksweep series` on the driver's file), through L1 and L4 at each HZ, on each
-# tree; then the negative case on 6.1: the naive ak8974 patch (tests/negative/) against the
-# slow conversion, where the shipped driver must pass and the patch fail naming the driver's
-# error. One line per (tree, device, HZ) with the medians, the ratio and the value check; the
-# reports stay in WORK.
+# tree; then the negative cases on 6.1: the naive ak8974 and srf08 patches (tests/negative/)
+# against their slow parts, where the shipped driver must pass and the patch fail naming the
+# driver's error. One line per (tree, device, HZ) with the medians, the ratio and the value
+# check; the reports stay in WORK.
 #
 # usage: bench/devices.sh [KSWEEP_BINARY]
 #   TREES="6.1 6.12"   the trees (KSWEEP_TREE_6_1, KSWEEP_TREE_6_12 from the setup's env)
 #   HZ=250,1000        the guest kernels' HZ (each its own build of each tree, cached)
 #   DEVICES="..."      the device files' drivers (default: every file of devices/)
 #   EXTENDS=N          operations per boot (default 30)    BOOTS=N  boots per variant (2)
-#   NEGATIVE=0         skip the negative case              WORK=DIR keep everything in DIR
+#   NEGATIVE=0         skip the negative cases             WORK=DIR keep everything in DIR
 # Cost: the guest kernels (minutes each, cold; cached per tree, config and HZ), then about a
 # minute per (device, HZ) at EXTENDS=30, BOOTS=2 on 2 cores.
 set -euo pipefail
@@ -87,13 +87,17 @@ for tree_version in $trees; do
 done
 
 if [ "${NEGATIVE:-1}" = 1 ]; then
-    series=$work/negative
-    bash "$here/tests/negative/ak8974_naive_patch.sh" "$KSWEEP_TREE_6_1" "$series"
-    # The slow AK8974 is an HZ=250 case (qemu/profiles/ak8974_slow_conversion.yaml says why).
-    "$ksweep" validate --series "$series" --levels 1,4 --guest-hz 250 --boots "$boots" -n "$extends" \
-        --profile "$here/qemu/profiles/ak8974_slow_conversion.yaml" -o "$series/report" \
-        "$KSWEEP_TREE_6_1" >"$series/validate.log" 2>&1 || true
-    summarize "$series/report/report.json" "6.1" "ak8974-naive" | tee -a "$work/summary.txt"
-    grep -h "L4 " "$series/validate.log" | tee -a "$work/summary.txt" || true
+    # The naive patches (tests/negative/naive_patch.sh) against their slow parts; both are
+    # HZ=250 cases (the profiles say why).
+    for negative in ak8974:ak8974_slow_conversion srf08:srf08_slow_ranging; do
+        name=${negative%%:*} profile=${negative#*:}
+        series=$work/negative-$name
+        bash "$here/tests/negative/naive_patch.sh" "$name" "$KSWEEP_TREE_6_1" "$series"
+        "$ksweep" validate --series "$series" --levels 1,4 --guest-hz 250 --boots "$boots" \
+            -n "$extends" --profile "$here/qemu/profiles/$profile.yaml" -o "$series/report" \
+            "$KSWEEP_TREE_6_1" >"$series/validate.log" 2>&1 || true
+        summarize "$series/report/report.json" "6.1" "$name-naive" | tee -a "$work/summary.txt"
+        grep -h "L4 " "$series/validate.log" | tee -a "$work/summary.txt" || true
+    done
 fi
 echo "done in $(($(date +%s) - start)) s; reports in $work" >&2

@@ -549,6 +549,8 @@ void PatchRun::check_loop_budgets(const Subject& s, const ScanResult& after,
             w.finding.function = o.function;
             w.finding.rule = rule_.name;
             w.finding.callee = o.callee;
+            w.finding.loop = o.loop; // with the budget the new sleep gives it
+            w.finding.loop.budget_ms_by_hz = budget;
             const size_t end = s.after.find(';', o.call_begin);
             w.finding.call =
                 s.after.substr(o.call_begin, end == std::string::npos ? 0 : end - o.call_begin);

@@ -4,6 +4,7 @@
 #include "check/check_types.h"
 #include "check/report_format.h"
 #include "core/json.h"
+#include "core/loop_json.h"
 #include "kbuild/kernel_tree.h"
 
 namespace ksweep::check {
@@ -33,6 +34,7 @@ OrderedJson finding_json(const Warning& w) {
         {"defined_at", f.defined_at},
         {"engine", to_string(f.engine)},
         {"predicted_sleep_ms", json_number<OrderedJson>(f.predicted_sleep_ms)},
+        {"loop", loop_json<OrderedJson>(f.loop)},
         {"suggestion", w.advice.replacement},
         {"fix", OrderedJson{{"replacement", w.advice.replacement},
                             {"slack_define", w.advice.slack_define},

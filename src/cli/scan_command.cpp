@@ -7,6 +7,7 @@
 #include "cli/tree_build.h"
 #include "cli/tree_paths.h"
 #include "core/json.h"
+#include "core/loop_json.h"
 #include "core/rule.h"
 #include "core/strings.h"
 #include "kbuild/kernel_tree.h"
@@ -26,43 +27,6 @@ namespace ksweep::cli {
 using namespace ksweep::kbuild;
 
 namespace {
-
-Json string_or_null(const std::string& s) {
-    return s.empty() ? Json(nullptr) : Json(s);
-}
-
-// {"100": 30, "250": 12, "1000": 3}: a figure at each common HZ, or null.
-Json by_hz_json(const std::vector<std::pair<int, double>>& by_hz) {
-    if (by_hz.empty())
-        return Json(nullptr);
-    Json out = Json::object();
-    for (const auto& [hz, ms] : by_hz)
-        out[std::to_string(hz)] = json_number(ms);
-    return out;
-}
-
-// The loop the call paces (docs/scan-json.md, "loop").
-Json loop_json(const LoopInfo& loop) {
-    Json waits = Json(nullptr);
-    if (loop.waits_for)
-        waits = Json{{"reader", string_or_null(loop.waits_for->reader)},
-                     {"call", string_or_null(loop.waits_for->call)},
-                     {"value", string_or_null(loop.waits_for->value)},
-                     {"condition", loop.waits_for->condition}};
-    const bool in_loop = loop.ends_by != LoopEnd::None && loop.ends_by != LoopEnd::Unknown;
-    return Json{
-        {"ends_by", std::string(to_string(loop.ends_by))},
-        {"statement", in_loop ? Json(loop.statement) : Json(nullptr)},
-        {"line", in_loop ? Json(loop.line) : Json(nullptr)},
-        {"tries", loop.tries ? Json(*loop.tries) : Json(nullptr)},
-        {"tries_text", string_or_null(loop.tries_text)},
-        {"counter", string_or_null(loop.counter)},
-        {"waits_for", std::move(waits)},
-        {"budget_ms_by_hz", by_hz_json(loop.budget_ms_by_hz)},
-        {"iopoll_shape", loop.count_ended() ? Json(loop.iopoll.has_value()) : Json(nullptr)},
-        {"not_iopoll", string_or_null(loop.not_iopoll)},
-        {"note", string_or_null(loop.note)}};
-}
 
 // "count loop (do, line 354): 2 tries, budget 60/24/10 ms, waits for val & X (regmap_read)".
 std::string loop_text(const LoopInfo& loop) {
@@ -114,27 +78,27 @@ Json finding_json(const Finding& f) {
         {"file", f.file},
         {"line", f.line},
         {"column", f.column},
-        {"function", string_or_null(f.function)},
+        {"function", string_or_null<Json>(f.function)},
         {"callee", f.callee},
         {"call", f.call},
         {"argument", f.argument},
         {"rule", f.rule},
-        {"through", string_or_null(f.through)},
+        {"through", string_or_null<Json>(f.through)},
         {"value", f.value ? Json(*f.value) : Json(nullptr)},
         {"unit", std::string(to_string(f.unit))},
         {"value_ms", f.requested_ms() ? json_number(*f.requested_ms()) : Json(nullptr)},
         {"result_used", f.result_used ? Json(*f.result_used) : Json(nullptr)},
         {"resolution", std::string(to_string(f.resolution))},
-        {"constant", string_or_null(f.constant)},
-        {"defined_at", string_or_null(f.defined_at)},
+        {"constant", string_or_null<Json>(f.constant)},
+        {"defined_at", string_or_null<Json>(f.defined_at)},
         {"engine", std::string(to_string(f.engine))},
         {"predicted_sleep_ms", f.value ? json_number(f.predicted_sleep_ms) : Json(nullptr)},
-        {"predicted_ms_by_hz", by_hz_json(f.predicted_by_hz)},
+        {"predicted_ms_by_hz", by_hz_json<Json>(f.predicted_by_hz)},
         {"actionable", f.actionable},
         {"inactive", f.inactive},
         {"in_macro_body", f.in_macro_body},
-        {"note", string_or_null(f.note)},
-        {"loop", loop_json(f.loop)},
+        {"note", string_or_null<Json>(f.note)},
+        {"loop", loop_json<Json>(f.loop)},
     };
 }
 
@@ -182,7 +146,7 @@ void print_json(const std::string& tree, const std::vector<Rule>& rules, const S
         {"hz", r.hz},
         {"hz_source", build.hz.source},
         {"kernel_version", to_string(r.kernel)},
-        {"build_dir", string_or_null(r.build_dir)},
+        {"build_dir", string_or_null<Json>(r.build_dir)},
         {"build", kbuild::describe(build.build, build.hz)},
         {"findings", std::move(findings)},
         {"summary", Json{{"findings", r.findings.size()},

@@ -4,6 +4,7 @@
 // the same change in a loop that ends by a time is no such warning.
 #include "check/report_format.h"
 #include "check_test_support.h"
+#include "json_fields.h"
 
 #include <gtest/gtest.h>
 
@@ -69,6 +70,49 @@ TEST(LoopBudgetCheck, AShorterSleepInACountedLoopIsAWarningWithTheBudgets) {
     EXPECT_NE(format_text({r}, load_rules({"msleep_small"}), style)
                   .find("drivers/loops/poll.c:29: WARNING:MSLEEP_LOOP_BUDGET: "),
               std::string::npos);
+}
+
+// poll_regmap_first()'s for loop of 5 tries (drivers/loops/poll.c:53): a shorter msleep().
+const char* const kShorterMsleep =
+    "--- a/drivers/loops/poll.c\n"
+    "+++ b/drivers/loops/poll.c\n"
+    "@@ -50,7 +50,7 @@ static int poll_regmap_first(struct poll_dev *dev)\n"
+    " \t\t\treturn ret;\n"
+    " \t\tif (!(val & POLL_DRDY))\n"
+    " \t\t\treturn 0;\n"
+    "-\t\tmsleep(10);\n"
+    "+\t\tmsleep(5);\n"
+    " \t}\n"
+    " \treturn -EIO;\n"
+    " }\n";
+
+// check's JSON carries each warning's loop as scan's JSON does (docs/scan-json.md, "loop").
+TEST(LoopBudgetCheck, TheJsonOfEachWarningCarriesItsLoop) {
+    const std::vector<Rule> rules = load_rules({"msleep_small"});
+    const Json budget =
+        test::parse_json(format_json({check_patch(kCountLoop)}, rules, {"0", kLoopsTree, 250, {}}));
+    const Json& w = budget.at("inputs").front().at("warnings").front();
+    EXPECT_EQ(test::json_string(w, "type", ""), "MSLEEP_LOOP_BUDGET");
+    const Json& loop = w.at("loop");
+    EXPECT_EQ(test::json_string(loop, "ends_by", ""), "count");
+    EXPECT_EQ(test::json_string(loop, "statement", ""), "do");
+    EXPECT_EQ(test::json_integer(loop, "tries", -1), 2);
+    EXPECT_EQ(test::json_string(loop, "counter", ""), "timeout");
+    EXPECT_EQ(test::json_string(loop.at("waits_for"), "reader", ""), "regmap_read");
+    EXPECT_TRUE(test::json_bool(loop, "iopoll_shape"));
+
+    const Json added = test::parse_json(
+        format_json({check_patch(kShorterMsleep)}, rules, {"0", kLoopsTree, 250, {}}));
+    const Json& warnings = added.at("inputs").front().at("warnings");
+    ASSERT_EQ(warnings.size(), 1u) << added.dump(1);
+    const Json& small = warnings.front();
+    EXPECT_EQ(test::json_string(small, "type", ""), "MSLEEP");
+    EXPECT_EQ(test::json_string(small.at("loop"), "ends_by", ""), "count");
+    EXPECT_EQ(test::json_string(small.at("loop"), "statement", ""), "for");
+    EXPECT_EQ(test::json_integer(small.at("loop"), "tries", -1), 5);
+    // Five tries of msleep(5) at HZ=250, each up to 16 ms (two jiffies, msleep's extra one and
+    // the one it starts in): 80 ms.
+    EXPECT_EQ(test::json_integer(small.at("loop").at("budget_ms_by_hz"), "250", -1), 80);
 }
 
 TEST(LoopBudgetCheck, ALoopThatEndsByATimeKeepsItsBudget) {

@@ -198,6 +198,50 @@ TEST(TableDeviceTest, StatsJsonNamesTheRequirementCountersAndTheStatsDeviceReads
     EXPECT_EQ(text.back(), '\0') << "NULs after the text";
 }
 
+// clear_on_read: a status register whose event bit a read returns once, then clears; its other
+// bits stay. No shipped device needs it, so the file is written here.
+TEST(TableDeviceTest, ClearOnReadBitsAreReturnedOnceThenCleared) {
+    const DeviceSpec spec = parse_device_spec(R"(driver: chip
+description: a chip with an event bit cleared by reading it
+subsystem: misc
+i2c: {address: 0x20, new_device: chip, framing: register}
+registers:
+  CTRL:   {address: 0x00, reset: 0x00}
+  INT:    {address: 0x01, reset: 0x01, access: ro, clear_on_read: 0x40}
+rules:
+  - when: {write: CTRL, bits: 0x80}
+    after: event
+    set_bits: {INT: 0x40}
+guest:
+  config: [CONFIG_CHIP=m]
+  modules: {directory: drivers/misc, load: [chip]}
+  operation: {read: value, expect: "1"}
+profile: chip.yaml
+)",
+                                              "chip.yaml");
+    DeviceProfile profile;
+    profile.name = "chip";
+    profile.delays["event"] = {2ms, {}};
+    ASSERT_EQ(table_profile_mismatch(spec, profile), "");
+    ManualClock clock;
+    TableDevice device(clock, spec, profile, [](const std::string&) {});
+    const auto read_int = [&device] {
+        uint8_t pointer[1] = {0x01}, value[1] = {0};
+        EXPECT_TRUE(device.write(pointer));
+        EXPECT_TRUE(device.read(value));
+        return value[0];
+    };
+    EXPECT_EQ(read_int(), 0x01) << "no event yet: nothing to clear";
+    uint8_t start[2] = {0x00, 0x80};
+    EXPECT_TRUE(device.write(start));
+    clock.advance(1ms);
+    EXPECT_EQ(read_int(), 0x01) << "the event comes after 2 ms";
+    clock.advance(1ms);
+    EXPECT_EQ(read_int(), 0x41) << "the event, once";
+    EXPECT_EQ(read_int(), 0x01) << "read: cleared; bit 0 is not clear-on-read and stays";
+    EXPECT_EQ(*device.value("INT"), 0x01u);
+}
+
 TEST(TableDeviceTest, AProfileWithoutTheFilesDelayIsRefused) {
     DeviceSpec spec = load_device_spec(kSource + "/devices/ak8974.yaml");
     DeviceProfile profile = load_device_profile(kSource + "/qemu/profiles/hmc6352_default.yaml");

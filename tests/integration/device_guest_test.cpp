@@ -1,10 +1,11 @@
 // Smoke boots of the device files (devices/*.yaml) on the 6.1 guest: Debian's unmodified
 // rtc-max6900 against the table model, RTC_SET_TIME through /dev/rtcN with every time read
-// back and checked, its strict profile's requirement kept; and the case that makes L4 matter:
-// ak8974's two DRDY polls against a chip whose conversion outlasts two usleep_range(3000,
-// 3250) sleeps: the shipped driver reads its axis, the naive patch (derived from the tree at
-// run time, tests/negative/ak8974_naive_patch.sh) fails with the driver's own error, named in
-// one line. The full matrix (every device, HZ 250 and 1000, 6.1 and 6.12) is bench/devices.sh.
+// back and checked, its strict profile's requirement kept; and the cases that make L4 matter:
+// a poll loop whose sleep a naive patch shortens, its tries kept (derived from the tree at run
+// time, tests/negative/naive_patch.sh), against a part slower than the patched loop waits:
+// ak8974's two DRDY polls and srf08's four ranging reads. The shipped driver reads its value,
+// the naive patch fails with the driver's own error, named in one line. The full matrix (every
+// device, HZ 250 and 1000, 6.1 and 6.12) is bench/devices.sh.
 #include "core/file_io.h"
 #include "core/process.h"
 #include "guest/guest_benchmark.h"
@@ -70,22 +71,22 @@ TEST_F(DeviceGuest, Max6900TakesTheTimeThroughRtcSetTimeAndReturnsIt) {
     EXPECT_GT(run.device->counter("rules_fired"), 0) << "the write cycles ran";
 }
 
-// The derived naive driver: the tree's ak8974.c with its DRDY poll sleep rewritten alone.
-std::string naive_ak8974(const std::string& tree, const fs::path& dir) {
+// The derived naive driver: the tree's FILE with its poll sleep rewritten alone (CASE of
+// tests/negative/naive_patch.sh).
+std::string naive_driver(const std::string& naive_case, const std::string& file,
+                         const std::string& tree, const fs::path& dir) {
     CommandResult made =
-        run_command({std::string(KSWEEP_SOURCE_DIR) + "/tests/negative/ak8974_naive_patch.sh", tree,
-                     (dir / "patch").string()},
+        run_command({std::string(KSWEEP_SOURCE_DIR) + "/tests/negative/naive_patch.sh", naive_case,
+                     tree, (dir / "patch").string()},
                     "", std::chrono::seconds(120));
     EXPECT_EQ(made.status, 0) << made.output;
     std::string mail;
     for (const auto& e : fs::directory_iterator(dir / "patch"))
         mail = e.path().string();
-    std::string out = (dir / "ak8974.c").string();
-    CommandResult applied =
-        run_command({"sh", "-c",
-                     "patch -s -p1 -o '" + out + "' '" + tree +
-                         "/drivers/iio/magnetometer/ak8974.c' < '" + mail + "'"},
-                    "", std::chrono::seconds(60));
+    std::string out = (dir / fs::path(file).filename()).string();
+    CommandResult applied = run_command(
+        {"sh", "-c", "patch -s -p1 -o '" + out + "' '" + tree + "/" + file + "' < '" + mail + "'"},
+        "", std::chrono::seconds(60));
     EXPECT_EQ(applied.status, 0) << applied.output;
     return out;
 }
@@ -101,12 +102,34 @@ TEST_F(DeviceGuest, Ak8974SlowConversionPassesTheDriverAndFailsTheNaivePatchByIt
     EXPECT_LT(regmap, driver) << "the guest kernel's regmap-i2c, from ak8974.ko's depends=";
 
     GuestBenchmarkResult naive = boot("ak8974", "ak8974_slow_conversion.yaml",
-                                      naive_ak8974(env_.tree, dir_.path()), "naive");
+                                      naive_driver("ak8974", "drivers/iio/magnetometer/ak8974.c",
+                                                   env_.tree, dir_.path() / "ak8974-source"),
+                                      "naive");
     ASSERT_TRUE(naive.error.empty()) << naive.error;
     EXPECT_EQ(naive.run.outcome, GuestOutcome::guest_failed) << naive.run.message;
     const std::string line = naive.run.message.substr(0, naive.run.message.find('\n'));
     EXPECT_NE(line.find("errno 110 (Connection timed out)"), std::string::npos) << line;
     EXPECT_NE(line.find("timeout waiting for DRDY"), std::string::npos) << line;
+}
+
+// The second such case: srf08's four reads of the revision, msleep(5) apart, against a chip that
+// ranges for 64-66 ms (qemu/profiles/srf08_slow_ranging.yaml: the margins at HZ=250).
+TEST_F(DeviceGuest, Srf08SlowRangingPassesTheDriverAndFailsTheNaivePatchByItsOwnError) {
+    GuestBenchmarkResult shipped = boot("srf08", "srf08_slow_ranging.yaml", "", "srf08");
+    ASSERT_TRUE(shipped.error.empty()) << shipped.error;
+    EXPECT_EQ(shipped.run.outcome, GuestOutcome::passed) << shipped.run.message;
+    ASSERT_TRUE(shipped.run.values);
+    EXPECT_TRUE(shipped.run.values->passed) << shipped.run.values->message;
+
+    GuestBenchmarkResult naive = boot("srf08", "srf08_slow_ranging.yaml",
+                                      naive_driver("srf08", "drivers/iio/proximity/srf08.c",
+                                                   env_.tree, dir_.path() / "srf08-source"),
+                                      "srf08-naive");
+    ASSERT_TRUE(naive.error.empty()) << naive.error;
+    EXPECT_EQ(naive.run.outcome, GuestOutcome::guest_failed) << naive.run.message;
+    const std::string line = naive.run.message.substr(0, naive.run.message.find('\n'));
+    EXPECT_NE(line.find("errno 5 (Input/output error)"), std::string::npos) << line;
+    EXPECT_NE(line.find("device not ready"), std::string::npos) << line;
 }
 
 } // namespace
