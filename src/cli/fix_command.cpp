@@ -104,14 +104,10 @@ void print_targets(const FixResult& result, const std::string& auto_said) {
 // One line per site in a count-ended loop (or one not analysed): what the loop policy did and
 // the budget before and after; then the counts.
 void print_loops(const FixResult& result) {
-    size_t iopoll = 0, keep = 0, leave = 0;
     auto line = [&](const SiteOutcome& s) {
         const LoopOutcome& o = s.loop;
         if (o.policy.empty())
             return;
-        iopoll += o.policy == "iopoll";
-        keep += o.policy == "keep";
-        leave += o.policy == "leave";
         const Finding& f = s.finding;
         std::string what;
         if (f.loop.count_ended())
@@ -136,11 +132,9 @@ void print_loops(const FixResult& result) {
     for (const SiteOutcome& s : result.skipped)
         if (s.loop.policy == "leave")
             line(s);
-    if (iopoll + keep + leave > 0)
-        std::fprintf(stderr,
-                     "ksweep fix: loops that give up after a count: %zu into an iopoll helper, "
-                     "%zu kept with the budget stated, %zu left alone.\n",
-                     iopoll, keep, leave);
+    if (const std::string summary = loop_policy_summary(count_loop_policies(result));
+        !summary.empty())
+        std::fprintf(stderr, "ksweep fix: %s\n", summary.c_str());
 }
 
 void print_summary(const FixResult& result, bool wrote) {

@@ -262,6 +262,9 @@ int series_command(int argc, char** argv) {
             for (const auto& s : fix.skipped)
                 std::fprintf(stderr, "ksweep series: %sleft alone: %s:%u: %s\n", named.c_str(),
                              s.finding.file.c_str(), s.finding.line, s.reason.c_str());
+            if (const std::string loops = loop_policy_summary(count_loop_policies(fix));
+                !loops.empty())
+                std::fprintf(stderr, "ksweep series: %s%s\n", named.c_str(), loops.c_str());
             if (fix.files.empty()) {
                 std::printf("%sNothing to fix under the given paths: no series written.\n",
                             named.c_str());

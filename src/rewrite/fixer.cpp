@@ -231,4 +231,24 @@ FixResult plan_fixes(const Rule& rule, const ScanOptions& options, const ScanRes
     return plan_fixes(std::vector<Rule>{rule}, options, scan);
 }
 
+LoopPolicyCounts count_loop_policies(const FixResult& result) {
+    LoopPolicyCounts counts;
+    for (const FileFix& f : result.files)
+        for (const SiteOutcome& s : f.sites) {
+            counts.iopoll += s.loop.policy == "iopoll";
+            counts.keep += s.loop.policy == "keep";
+        }
+    for (const SiteOutcome& s : result.skipped) // a site left for another reason is not counted
+        counts.leave += s.loop.policy == "leave";
+    return counts;
+}
+
+std::string loop_policy_summary(const LoopPolicyCounts& counts) {
+    if (counts.iopoll + counts.keep + counts.leave == 0)
+        return "";
+    return "loops that give up after a count: " + std::to_string(counts.iopoll) +
+           " into an iopoll helper, " + std::to_string(counts.keep) +
+           " kept with the budget stated, " + std::to_string(counts.leave) + " left alone.";
+}
+
 } // namespace ksweep

@@ -62,6 +62,16 @@ struct FixResult {
     ScanResult scan;                  // the scan the plan was made from
 };
 
+// What the loop policy did with the sites in count-ended loops (LoopOutcome::policy): fixed
+// sites into an iopoll helper or kept with the budget stated, skipped ones the policy left.
+struct LoopPolicyCounts {
+    size_t iopoll = 0, keep = 0, leave = 0;
+};
+LoopPolicyCounts count_loop_policies(const FixResult& result);
+// "loops that give up after a count: 1 into an iopoll helper, 2 kept with the budget stated,
+// 0 left alone."; "" when no site was in such a loop.
+std::string loop_policy_summary(const LoopPolicyCounts& counts);
+
 // Plans and applies in memory; writes nothing. With several rules, each fixes the text the
 // ones before it left (re-scanned), and a file's FileFix holds all their sites.
 FixResult plan_fixes(const std::vector<Rule>& rules, const ScanOptions& options,
