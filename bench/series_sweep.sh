@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # `ksweep series` over a whole tree (or PATHs of it): wall time and peak memory
 # (/usr/bin/time -v), where the time went (ksweep's per-stage line: scan, fix, repository,
-# commits and mails, packing), series, patches, sites and what was left alone (from index.json),
-# and the scratch repository after the run (git count-objects: loose objects, packs; branches).
+# commits and mails, packing), what the loop policy did with count-ended loops, series, patches,
+# sites and what was left alone (from index.json), and the scratch repository after the run
+# (git count-objects: loose objects, packs; branches).
 #
 # usage: bench/series_sweep.sh KSWEEP_BINARY OUT_DIR [PATH...]
 #        Env: KSWEEP_TREE_6_1 (default from ~/.cache/ksweep/env), JOBS (2).
@@ -41,7 +42,7 @@ echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 /usr/bin/time -v "$ksweep" series -j "${JOBS:-2}" --signoff 'Bench <bench@example.org>' \
     -o "$out" "$KSWEEP_TREE_6_1" "$@" > "$log" 2> "$log.err" || { cat "$log.err" >&2; exit 1; }
 echo "load after:  $(cut -d' ' -f1-3 /proc/loadavg)"
-grep -E 'Elapsed|Maximum resident|User time|System time|ksweep series: time:' "$log.err"
+grep -E 'Elapsed|Maximum resident|User time|System time|ksweep series: time:|loops that give up' "$log.err"
 grep -m1 '"totals"' "$out/index.json"
 echo "scratch repository after the run: $(scratch_state)"
 rm -f "$log.err"

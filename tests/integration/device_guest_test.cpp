@@ -91,6 +91,17 @@ std::string naive_driver(const std::string& naive_case, const std::string& file,
     return out;
 }
 
+// A boot of a naive driver failed in the guest, its first line naming the errno and the driver's
+// own words.
+void expect_failure_line(const GuestBenchmarkResult& naive, const std::string& error,
+                         const std::string& driver_says) {
+    ASSERT_TRUE(naive.error.empty()) << naive.error;
+    EXPECT_EQ(naive.run.outcome, GuestOutcome::guest_failed) << naive.run.message;
+    const std::string line = naive.run.message.substr(0, naive.run.message.find('\n'));
+    EXPECT_NE(line.find(error), std::string::npos) << line;
+    EXPECT_NE(line.find(driver_says), std::string::npos) << line;
+}
+
 TEST_F(DeviceGuest, Ak8974SlowConversionPassesTheDriverAndFailsTheNaivePatchByItsOwnError) {
     GuestBenchmarkResult shipped = boot("ak8974", "ak8974_slow_conversion.yaml", "", "baseline");
     ASSERT_TRUE(shipped.error.empty()) << shipped.error;
@@ -101,15 +112,11 @@ TEST_F(DeviceGuest, Ak8974SlowConversionPassesTheDriverAndFailsTheNaivePatchByIt
     ASSERT_NE(driver, modules.end());
     EXPECT_LT(regmap, driver) << "the guest kernel's regmap-i2c, from ak8974.ko's depends=";
 
-    GuestBenchmarkResult naive = boot("ak8974", "ak8974_slow_conversion.yaml",
-                                      naive_driver("ak8974", "drivers/iio/magnetometer/ak8974.c",
-                                                   env_.tree, dir_.path() / "ak8974-source"),
-                                      "naive");
-    ASSERT_TRUE(naive.error.empty()) << naive.error;
-    EXPECT_EQ(naive.run.outcome, GuestOutcome::guest_failed) << naive.run.message;
-    const std::string line = naive.run.message.substr(0, naive.run.message.find('\n'));
-    EXPECT_NE(line.find("errno 110 (Connection timed out)"), std::string::npos) << line;
-    EXPECT_NE(line.find("timeout waiting for DRDY"), std::string::npos) << line;
+    expect_failure_line(boot("ak8974", "ak8974_slow_conversion.yaml",
+                             naive_driver("ak8974", "drivers/iio/magnetometer/ak8974.c", env_.tree,
+                                          dir_.path() / "ak8974-source"),
+                             "naive"),
+                        "errno 110 (Connection timed out)", "timeout waiting for DRDY");
 }
 
 // The second such case: srf08's four reads of the revision, msleep(5) apart, against a chip that
@@ -121,15 +128,11 @@ TEST_F(DeviceGuest, Srf08SlowRangingPassesTheDriverAndFailsTheNaivePatchByItsOwn
     ASSERT_TRUE(shipped.run.values);
     EXPECT_TRUE(shipped.run.values->passed) << shipped.run.values->message;
 
-    GuestBenchmarkResult naive = boot("srf08", "srf08_slow_ranging.yaml",
-                                      naive_driver("srf08", "drivers/iio/proximity/srf08.c",
-                                                   env_.tree, dir_.path() / "srf08-source"),
-                                      "srf08-naive");
-    ASSERT_TRUE(naive.error.empty()) << naive.error;
-    EXPECT_EQ(naive.run.outcome, GuestOutcome::guest_failed) << naive.run.message;
-    const std::string line = naive.run.message.substr(0, naive.run.message.find('\n'));
-    EXPECT_NE(line.find("errno 5 (Input/output error)"), std::string::npos) << line;
-    EXPECT_NE(line.find("device not ready"), std::string::npos) << line;
+    expect_failure_line(boot("srf08", "srf08_slow_ranging.yaml",
+                             naive_driver("srf08", "drivers/iio/proximity/srf08.c", env_.tree,
+                                          dir_.path() / "srf08-source"),
+                             "srf08-naive"),
+                        "errno 5 (Input/output error)", "device not ready");
 }
 
 } // namespace
