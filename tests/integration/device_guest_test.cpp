@@ -120,7 +120,7 @@ TEST_F(DeviceGuest, Ak8974SlowConversionPassesTheDriverAndFailsTheNaivePatchByIt
 }
 
 // The second such case: srf08's four reads of the revision, msleep(5) apart, against a chip that
-// ranges for 64-66 ms (qemu/profiles/srf08_slow_ranging.yaml: the margins at HZ=250).
+// ranges for 69-71 ms (qemu/profiles/srf08_slow_ranging.yaml: the margins at HZ=250).
 TEST_F(DeviceGuest, Srf08SlowRangingPassesTheDriverAndFailsTheNaivePatchByItsOwnError) {
     GuestBenchmarkResult shipped = boot("srf08", "srf08_slow_ranging.yaml", "", "srf08");
     ASSERT_TRUE(shipped.error.empty()) << shipped.error;

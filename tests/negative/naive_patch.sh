@@ -7,9 +7,9 @@
 #   ak8974  ak8974_await_drdy(): two polls of msleep(AK8974_MEASTIME) (3 ms), 12-16 ms at HZ=250
 #           on 6.1, become two usleep_range(3000, 3250): about 6.5 ms
 #           (qemu/profiles/ak8974_slow_conversion.yaml: a 9.7-10.3 ms conversion)
-#   srf08   srf08_read_ranging(): after msleep(36), four reads with msleep(5) between, 69-76 ms
-#           after the ranging command at HZ=250 on 6.1, become usleep_range(5000, 6000): the
-#           last read by about 60 ms (qemu/profiles/srf08_slow_ranging.yaml: 64-66 ms)
+#   srf08   srf08_read_ranging(): after msleep(36), four reads with msleep(5) between, the last
+#           about 75 ms after the ranging command at HZ=250 on 6.1, become usleep_range(5000,
+#           6000): the last read by 61-65 ms (qemu/profiles/srf08_slow_ranging.yaml: 69-71 ms)
 #
 # usage: naive_patch.sh CASE TREE OUT_DIR
 #
