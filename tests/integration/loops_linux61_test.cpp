@@ -235,8 +235,6 @@ TEST_F(Linux61Loops, NoCountedLoopLosesItsBudgetWithoutAWordInTheMail) {
                 counted, said, left_with_figures);
 }
 
-} // namespace
-
 // docs/loops.md's four before/after diffs, as `ksweep series` writes them (ak8974 and hx711 into
 // an iopoll helper, srf08 and sscape kept with their budget stated), apply, are checkpatch
 // --strict clean and build (L1-L3), against a build dir prepared from a small config that
@@ -278,3 +276,5 @@ TEST_F(Linux61Loops, TheDocsFourLoopRewritesApplyAreCheckpatchCleanAndBuild) {
             << module << "\n"
             << validated.output;
 }
+
+} // namespace
