@@ -107,6 +107,7 @@ class PatchRun {
     void check_subject(const Subject& s, InputReport& report, const std::string& patch_subject);
     void check_loop_budgets(const Subject& s, const ScanResult& after, const ScanResult& before,
                             InputReport& report, const std::string& patch_subject);
+    bool new_sleep_in_counted_loop(const Subject& s, const ScanResult& after) const;
     std::optional<double> new_sleep_ms(const OtherSleep& o, int hz) const;
 
     Warning warning(const Subject& s, const ScanResult& after, const NewSite& site);
@@ -491,13 +492,27 @@ void PatchRun::check_subject(const Subject& s, InputReport& report,
     }
 
     // A rule call gone from a count-ended loop where a new hrtimer sleep now is: the loops of
-    // the file before, from a parse of it (made once, when it matters).
-    if (s.before && options_.semantic && !after->scan.other_sleeps.empty() && lexical_before &&
-        !lexical_before->findings.empty()) {
+    // the file before, from a parse of it (made once, and only when an added line sleeps in a
+    // count-ended loop).
+    if (s.before && options_.semantic && lexical_before && !lexical_before->findings.empty() &&
+        new_sleep_in_counted_loop(s, after->scan)) {
         if (!resolved_before)
             resolved_before = scan(before_, s.old_path, *s.before, true);
         check_loop_budgets(s, after->scan, *resolved_before, report, patch_subject);
     }
+}
+
+// An hrtimer sleep the patch adds (on an added line of `s`) in a loop that gives up after a
+// count.
+bool added_in_counted_loop(const Subject& s, const LineTable& lines, const OtherSleep& o) {
+    return s.change && o.loop.count_ended() && o.loop.tries &&
+           s.change->post.added.count(lines.line(o.call_begin));
+}
+
+bool PatchRun::new_sleep_in_counted_loop(const Subject& s, const ScanResult& after) const {
+    const LineTable lines(s.after);
+    return std::any_of(after.other_sleeps.begin(), after.other_sleeps.end(),
+                       [&](const OtherSleep& o) { return added_in_counted_loop(s, lines, o); });
 }
 
 // The longest a new sleep lasts at `hz`: usleep_range()'s maximum, fsleep() as the tree runs it.
@@ -520,8 +535,7 @@ void PatchRun::check_loop_budgets(const Subject& s, const ScanResult& after,
                                   const std::string& patch_subject) {
     const LineTable lines(s.after);
     for (const OtherSleep& o : after.other_sleeps) {
-        if (!o.loop.count_ended() || !o.loop.tries || !s.change ||
-            !s.change->post.added.count(lines.line(o.call_begin)))
+        if (!added_in_counted_loop(s, lines, o))
             continue;
         for (const Finding& was : before.findings) {
             if (was.function != o.function || !was.loop.count_ended() ||

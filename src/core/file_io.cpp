@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 #include <system_error>
+#include <unistd.h>
 
 namespace fs = std::filesystem;
 
@@ -18,6 +19,23 @@ std::optional<std::string> read_file(const fs::path& path) {
     std::ostringstream text;
     text << in.rdbuf();
     return text.str();
+}
+
+bool write_file_whole(const fs::path& path, std::string_view text) {
+    const fs::path tmp = path.string() + ".tmp" + std::to_string(getpid());
+    {
+        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+        if (!(out.write(text.data(), static_cast<std::streamsize>(text.size())) << std::flush)) {
+            std::error_code ec;
+            fs::remove(tmp, ec);
+            return false;
+        }
+    }
+    std::error_code ec;
+    fs::rename(tmp, path, ec);
+    if (ec)
+        fs::remove(tmp, ec);
+    return !ec;
 }
 
 std::string read_at_most(std::istream& in, size_t limit) {

@@ -15,6 +15,11 @@ namespace ksweep {
 // cannot be opened. Callers that need an error say so in their own words.
 std::optional<std::string> read_file(const std::filesystem::path& path);
 
+// Writes `text` to a temporary file beside `path`, then renames it over `path`: a reader sees
+// the old file or the whole new one, never a torn one. False (and no temporary left) when
+// either step fails.
+bool write_file_whole(const std::filesystem::path& path, std::string_view text);
+
 // Outside input larger than its reader takes (a mail, a report): what() is "larger than the
 // N MiB ... reads" with the limit; the caller names the input.
 struct InputTooLarge : std::runtime_error {

@@ -5,6 +5,8 @@
 
 #include <chrono>
 #include <fstream>
+#include <map>
+#include <mutex>
 #include <optional>
 #include <sstream>
 #include <sys/stat.h>
@@ -35,14 +37,54 @@ std::optional<InputFile> stat_of(const std::string& path) {
     return f;
 }
 
+// The content this process has seen each file have, at the size and time it had then: a parse
+// on a preamble reads the same few hundred headers the preamble's list was just checked against,
+// and listing them again for the parse's results need not read and hash them all once more.
+class SeenContent {
+  public:
+    // A file changed within the last seconds is not remembered: a second change in the same
+    // tick of a coarse clock would keep its size and time.
+    void remember(const InputFile& f) {
+        if (f.mtime > now_ns() - kRacyNanoseconds)
+            return;
+        std::lock_guard lock(mutex_);
+        seen_[f.path] = f;
+    }
+    // The SHA-256 of `now` (a stat just made), when this process saw the file at that size and
+    // time.
+    std::optional<std::string> sha_of(const InputFile& now) const {
+        std::lock_guard lock(mutex_);
+        const auto it = seen_.find(now.path);
+        if (it == seen_.end() || it->second.size != now.size || it->second.mtime != now.mtime)
+            return std::nullopt;
+        return it->second.sha;
+    }
+
+  private:
+    mutable std::mutex mutex_;
+    std::map<std::string, InputFile> seen_;
+};
+
+SeenContent& seen_content() {
+    static SeenContent seen;
+    return seen;
+}
+
 bool same_content(const InputFile& recorded) {
     auto now = stat_of(recorded.path);
     if (!now || now->size != recorded.size)
         return false;
-    if (recorded.mtime >= 0 && now->mtime == recorded.mtime)
+    if (recorded.mtime >= 0 && now->mtime == recorded.mtime) {
+        now->sha = recorded.sha;
+        seen_content().remember(*now);
         return true;
+    }
     auto text = read_file(recorded.path);
-    return text && to_hex(sha256(*text)) == recorded.sha;
+    if (!text || to_hex(sha256(*text)) != recorded.sha)
+        return false;
+    now->sha = recorded.sha;
+    seen_content().remember(*now);
+    return true;
 }
 
 std::vector<InputFile> read_list(const fs::path& list, bool* torn) {
@@ -76,10 +118,16 @@ bool write_input_files(const fs::path& list, const std::vector<std::string>& fil
     std::ofstream out(list, std::ios::trunc);
     for (const std::string& file : files) {
         auto f = stat_of(file);
-        auto text = read_file(file);
-        if (!f || !text)
+        if (!f)
             return false;
-        f->sha = to_hex(sha256(*text));
+        if (auto seen = seen_content().sha_of(*f)) {
+            f->sha = *seen;
+        } else {
+            auto text = read_file(file);
+            if (!text)
+                return false;
+            f->sha = to_hex(sha256(*text));
+        }
         if (f->mtime > started_ns - kRacyNanoseconds)
             f->mtime = -1;
         out << f->sha << ' ' << f->size << ' ' << f->mtime << ' ' << f->path << '\n';

@@ -7,7 +7,9 @@
 #include "rewrite/compile_flags.h"
 #include "rewrite/first_error.h"
 #include "rewrite/int_eval.h"
+#include "rewrite/input_files.h"
 #include "rewrite/lexical_tokens.h"
+#include "rewrite/sleep_eval_memo.h"
 
 #include <clang/AST/ASTContext.h>
 #include <clang/AST/Decl.h>
@@ -276,54 +278,105 @@ std::string SleepStep::text() const {
 
 struct TreeSleeps::Parse {
     std::unique_ptr<ASTUnit> ast;
-    std::string error; // the parse failed: why
+    std::string error;               // the parse failed: why
+    std::vector<std::string> inputs; // the headers it read
+    long long started_ns = 0;
+};
+
+// One parse the evaluator asks for: the probe's text (CONFIG_HZ set before any header) at its
+// place in the tree, and the compiler arguments of that place.
+struct TreeSleeps::Probe {
+    std::string path; // tree-relative
+    std::string text;
+    std::vector<std::string> args;
+    int hz = 0;
+
+    // Everything the parse is given, as text: the memo's key.
+    std::string key_text(const std::string& tree) const {
+        std::string out = tree + "/" + path + "\nHZ " + std::to_string(hz) + "\n";
+        for (const std::string& a : args)
+            out += a + "\n";
+        return out + text;
+    }
 };
 
 struct TreeSleeps::State {
-    std::string tree, build_dir;
+    std::string tree, build_dir, memo_dir;
     CompileFlags flags;
     std::mutex mutex;
     std::map<std::tuple<std::string, std::string, int>, std::unique_ptr<Parse>> parses;
+    std::map<std::tuple<std::string, std::string, int>, std::unique_ptr<SleepEvalMemo>> memos;
+    int parses_made = 0;
 
-    State(std::string t, std::string b)
-        : tree(std::move(t)), build_dir(std::move(b)), flags(tree, build_dir) {}
+    State(std::string t, std::string b, std::string m)
+        : tree(std::move(t)), build_dir(std::move(b)), memo_dir(std::move(m)),
+          flags(tree, build_dir) {}
 };
 
-TreeSleeps::TreeSleeps(std::string tree, std::string build_dir) {
+TreeSleeps::TreeSleeps(std::string tree, std::string build_dir, std::string memo_dir) {
     tree = fs::absolute(tree).lexically_normal().string();
     if (tree.size() > 1 && tree.back() == '/')
         tree.pop_back();
     const auto api = kbuild::read_sleep_api(tree);
     extra_jiffy_ = api.msleep_extra_jiffy.value_or(
         msleep_extra_jiffy(kbuild::read_kernel_version(tree).value_or(KernelVersion{})));
-    state_ = std::make_unique<State>(std::move(tree), std::move(build_dir));
+    state_ = std::make_unique<State>(std::move(tree), std::move(build_dir), std::move(memo_dir));
 }
 
 TreeSleeps::~TreeSleeps() = default;
 
-TreeSleeps::Parse& TreeSleeps::parse(const std::string& probe_path, const std::string& code,
-                                     int hz) {
-    auto key = std::make_tuple(probe_path, code, hz);
-    auto it = state_->parses.find(key);
-    if (it != state_->parses.end())
-        return *it->second;
-    auto parse = std::make_unique<Parse>();
+int TreeSleeps::parses_made() const {
+    std::lock_guard lock(state_->mutex);
+    return state_->parses_made;
+}
+
+SleepEval TreeSleeps::evaluate(const std::string& probe_path, const std::string& code, int hz,
+                               const std::string& function, long long value,
+                               const std::string& missing) {
+    std::lock_guard lock(state_->mutex);
     // CONFIG_HZ before any header: HZ, TICK_NSEC and every #if on them follow. The build
     // dir's generated timeconst.h (kernel/time/timeconst.bc, guarded by KERNEL_TIMECONST_H)
     // holds its own HZ's constants and refuses any other; jiffies.h reads them only for an HZ
     // that does not divide 1000, and 100, 250 and 1000 all do: it is left out.
-    const std::string text = "#undef CONFIG_HZ\n#define CONFIG_HZ " + std::to_string(hz) +
-                             "\n#define KERNEL_TIMECONST_H\n" + code;
-    std::vector<std::string> args = state_->flags.for_file(probe_path);
-    args.erase(std::remove(args.begin(), args.end(), "-ferror-limit=1"), args.end());
+    Probe probe{probe_path,
+                "#undef CONFIG_HZ\n#define CONFIG_HZ " + std::to_string(hz) +
+                    "\n#define KERNEL_TIMECONST_H\n" + code,
+                state_->flags.for_file(probe_path), hz};
+    std::erase(probe.args, "-ferror-limit=1");
+    const auto key = std::make_tuple(probe_path, code, hz);
+    auto& memo = state_->memos[key];
+    if (!memo)
+        memo = std::make_unique<SleepEvalMemo>(state_->memo_dir, probe.key_text(state_->tree));
+    if (auto kept = memo->find(function, value))
+        return *kept;
+    Parse& p = parse(probe);
+    SleepEval out = run(p, function, value, missing);
+    if (p.ast)
+        memo->keep(function, value, out, p.inputs, p.started_ns);
+    return out;
+}
+
+TreeSleeps::Parse& TreeSleeps::parse(const Probe& probe) {
+    auto key = std::make_tuple(probe.path, probe.text, probe.hz);
+    auto it = state_->parses.find(key);
+    if (it != state_->parses.end())
+        return *it->second;
+    auto parse = std::make_unique<Parse>();
+    parse->started_ns = now_ns();
+    ++state_->parses_made;
+    const std::string main = state_->tree + "/" + probe.path;
     FirstError errors;
     parse->ast = clang::tooling::buildASTFromCodeWithArgs(
-        text, args, state_->tree + "/" + probe_path, "clang-tool",
-        std::make_shared<PCHContainerOperations>(),
+        probe.text, probe.args, main, "clang-tool", std::make_shared<PCHContainerOperations>(),
         clang::tooling::getClangStripDependencyFileAdjuster(), {}, &errors);
     if (!parse->ast || !errors.message.empty()) {
         parse->error = errors.message.empty() ? "the parse failed" : errors.message;
         parse->ast.reset();
+    } else {
+        const SourceManager& sm = parse->ast->getSourceManager();
+        for (auto f = sm.fileinfo_begin(); f != sm.fileinfo_end(); ++f)
+            if (f->first && f->first->getName() != main) // the probe's text is in the key
+                parse->inputs.push_back(f->first->getName().str());
     }
     return *state_->parses.emplace(key, std::move(parse)).first->second;
 }
@@ -357,24 +410,21 @@ SleepEval TreeSleeps::run(Parse& p, const std::string& function, long long value
 }
 
 SleepEval TreeSleeps::fsleep(long long us, int hz) {
-    std::lock_guard lock(state_->mutex);
-    return run(parse(".ksweep-sleep-probe.c", kDelayProbe, hz), "fsleep", us,
-               "include/linux/delay.h has no fsleep() (it came with v5.8)");
+    return evaluate(".ksweep-sleep-probe.c", kDelayProbe, hz, "fsleep", us,
+                    "include/linux/delay.h has no fsleep() (it came with v5.8)");
 }
 
 SleepEval TreeSleeps::iopoll_sleep(long long sleep_us, int hz) {
-    std::lock_guard lock(state_->mutex);
-    return run(parse(".ksweep-sleep-probe.c", kDelayProbe, hz), "ksweep_probe_iopoll", sleep_us,
-               "include/linux/iopoll.h has no read_poll_timeout()");
+    return evaluate(".ksweep-sleep-probe.c", kDelayProbe, hz, "ksweep_probe_iopoll", sleep_us,
+                    "include/linux/iopoll.h has no read_poll_timeout()");
 }
 
 SleepEval TreeSleeps::helper(const std::string& header, const std::string& name, long long value,
                              int hz) {
-    std::lock_guard lock(state_->mutex);
     const fs::path h(header);
     const std::string probe = (h.parent_path() / ".ksweep-sleep-probe.c").generic_string();
-    return run(parse(probe, "#include \"" + h.filename().string() + "\"\n", hz), name, value,
-               header + " has no " + name + "()");
+    return evaluate(probe, "#include \"" + h.filename().string() + "\"\n", hz, name, value,
+                    header + " has no " + name + "()");
 }
 
 bool TreeSleeps::defines(const std::string& header, const std::string& macro) const {
@@ -447,7 +497,7 @@ TreeSleeps& tree_sleeps(const std::string& tree, const std::string& build_dir) {
     const std::string key = fs::absolute(tree).lexically_normal().string();
     auto& slot = known[{key, build_dir}];
     if (!slot)
-        slot = std::make_unique<TreeSleeps>(tree, build_dir);
+        slot = std::make_unique<TreeSleeps>(tree, build_dir, sleep_eval_cache_dir());
     return *slot;
 }
 

@@ -44,7 +44,8 @@ struct FsleepRead {
 
 class TreeSleeps {
   public:
-    TreeSleeps(std::string tree, std::string build_dir);
+    // `memo_dir`: where evaluations are kept between runs (sleep_eval_memo.h); "" keeps none.
+    TreeSleeps(std::string tree, std::string build_dir, std::string memo_dir = "");
     ~TreeSleeps();
     TreeSleeps(const TreeSleeps&) = delete;
     TreeSleeps& operator=(const TreeSleeps&) = delete;
@@ -62,13 +63,18 @@ class TreeSleeps {
     FsleepRead read_fsleep();
 
     bool extra_jiffy() const { return extra_jiffy_; }
+    // How many times the tree's headers were parsed (none when every answer was kept).
+    int parses_made() const;
     // Whether the tree-relative header defines the function-like macro (the iopoll helpers a
     // rewrite may call: read_poll_timeout came with v5.8).
     bool defines(const std::string& header, const std::string& macro) const;
 
   private:
     struct Parse;
-    Parse& parse(const std::string& probe_path, const std::string& code, int hz);
+    struct Probe;
+    SleepEval evaluate(const std::string& probe_path, const std::string& code, int hz,
+                       const std::string& function, long long value, const std::string& missing);
+    Parse& parse(const Probe& probe);
     SleepEval run(Parse& parse, const std::string& function, long long value,
                   const std::string& missing);
 
@@ -77,7 +83,8 @@ class TreeSleeps {
     bool extra_jiffy_ = true;
 };
 
-// The process's evaluator for a tree and build dir (each parse is made once and kept).
+// The process's evaluator for a tree and build dir (each parse is made once and kept, its
+// evaluations kept in the cache's sleep-evals/ for the next run).
 TreeSleeps& tree_sleeps(const std::string& tree, const std::string& build_dir);
 
 // kbuild::read_sleep_api() with fsleep() read by evaluation.

@@ -140,5 +140,46 @@ TEST(SleepEval, ATreeWhoseHeadersDoNotParseSaysSo) {
     EXPECT_NE(read.note.find("did not parse"), std::string::npos) << read.note;
 }
 
+// The gate runs once per patch: the evaluations are kept between runs, keyed by what the parse
+// was given and trusted only while every header it read is unchanged.
+TEST(SleepEval, EvaluationsAreKeptBetweenRunsUntilAHeaderChanges) {
+    FsleepTree tree(kQuarter);
+    TempDir memo("sleep-eval-memo");
+    {
+        TreeSleeps first(tree.path(), "", memo.path().string());
+        EXPECT_EQ(first.read_fsleep().kind, FsleepKind::QuarterSlack);
+        EXPECT_EQ(first.parses_made(), 3); // one per HZ
+    }
+    {
+        TreeSleeps second(tree.path(), "", memo.path().string());
+        const FsleepRead read = second.read_fsleep();
+        EXPECT_EQ(read.kind, FsleepKind::QuarterSlack);
+        EXPECT_EQ(read.source, "include/linux/delay.h:18");
+        EXPECT_EQ(second.fsleep(5000, 1000).step->text(), "msleep(5)");
+        EXPECT_EQ(second.parses_made(), 0);
+        // A call not asked before parses, once.
+        EXPECT_EQ(step_of(second, 7000, 250), "usleep_range(7000, 8750)");
+        EXPECT_EQ(second.parses_made(), 1);
+    }
+    // delay.h now allows twice the sleep: the kept answers are not used.
+    write_file(tree.dir.path() / "include/linux/delay.h",
+               std::string(kTimeBase) + "static inline void fsleep(unsigned long usecs)\n{\n"
+                                        "\tusleep_range(usecs, 2 * usecs);\n}\n");
+    TreeSleeps third(tree.path(), "", memo.path().string());
+    EXPECT_EQ(third.read_fsleep().kind, FsleepKind::DoubleRange);
+    EXPECT_EQ(third.parses_made(), 3);
+}
+
+// A parse that failed keeps nothing: the next run tries again and says why again.
+TEST(SleepEval, AFailedParseIsNotKept) {
+    FsleepTree tree("static inline void fsleep(unsigned long usecs) { this does not parse }\n");
+    TempDir memo("sleep-eval-memo");
+    for (int run = 0; run < 2; ++run) {
+        TreeSleeps sleeps(tree.path(), "", memo.path().string());
+        EXPECT_NE(sleeps.read_fsleep().note.find("did not parse"), std::string::npos);
+        EXPECT_EQ(sleeps.parses_made(), 1) << "run " << run;
+    }
+}
+
 } // namespace
 } // namespace ksweep
