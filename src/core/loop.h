@@ -42,6 +42,12 @@ struct IopollShape {
     std::string condition;                 // the test that ends the wait, as written
     bool sleep_first = false;              // the loop sleeps before it reads
     std::string status;                    // regmap_read(): the variable its status goes to
+    // A test that reads the device itself (`if (inb(port) & 0x08)`): `value` is a new
+    // variable, whose declaration ("u8 val;") goes at the start of the line `declare_at` (after
+    // the block's declarations, or, alone: after its '{', with a blank line after it).
+    std::string declaration;
+    unsigned declare_at = 0;
+    bool declaration_alone = false;
     // The counter's own declaration and initialisation, deleted with the loop: [begin, end).
     std::vector<std::pair<unsigned, unsigned>> removals;
 };

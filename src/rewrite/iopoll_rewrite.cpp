@@ -178,6 +178,11 @@ IopollPlan plan_iopoll(const Rule& rule, const Finding& f, const std::string& te
 
     for (const auto& [b, e] : s.removals)
         r.edits.push_back(Edit{b, e, "", -1});
+    // The loop is a statement of the block the declaration opens: it has the loop's indent.
+    if (!s.declaration.empty())
+        r.edits.push_back(Edit{s.declare_at, s.declare_at,
+                               indent + s.declaration + "\n" + (s.declaration_alone ? "\n" : ""),
+                               -1});
     if (s.exit == IopollShape::Exit::Return) {
         r.edits.push_back(Edit{s.loop_begin, s.loop_end, statement, -1});
     } else {

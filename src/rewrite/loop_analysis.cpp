@@ -11,6 +11,8 @@
 #include <clang/ASTMatchers/ASTMatchFinder.h>
 #include <clang/ASTMatchers/ASTMatchers.h>
 #include <clang/Lex/Lexer.h>
+#include <map>
+#include <regex>
 #include <set>
 #include <variant>
 
@@ -53,15 +55,20 @@ struct Source {
     ASTContext& ctx;
     const SourceManager& sm;
     const Stmt* body;
+    const FunctionDecl& function;
 
     // The text of a node as the file has it (a macro use as used), on one line.
     std::string text(const Stmt* s) const {
         if (!s)
             return "";
         const CharSourceRange range = sm.getExpansionRange(s->getSourceRange());
-        const llvm::StringRef raw =
-            Lexer::getSourceText(CharSourceRange::getTokenRange(range.getBegin(), range.getEnd()),
-                                 sm, ctx.getLangOpts());
+        return squeeze(Lexer::getSourceText(
+            CharSourceRange::getTokenRange(range.getBegin(), range.getEnd()), sm,
+            ctx.getLangOpts()));
+    }
+
+    // Source text on one line: each run of blanks, newlines and continuations one space.
+    static std::string squeeze(llvm::StringRef raw) {
         std::string out;
         bool space = false;
         for (char c : raw) {
@@ -78,6 +85,18 @@ struct Source {
     }
 
     unsigned line(const Stmt* s) const { return sm.getExpansionLineNumber(s->getBeginLoc()); }
+
+    // [begin, end) of the node as written in the main file, macro uses included (`x &
+    // POLL_DRDY`), or nullopt when it is not written there (a macro's body, a header).
+    std::optional<std::pair<unsigned, unsigned>> written_range(const Stmt* s) const {
+        const CharSourceRange r = sm.getExpansionRange(s->getSourceRange());
+        if (!sm.isInMainFile(r.getBegin()) || !sm.isInMainFile(r.getEnd()))
+            return std::nullopt;
+        const SourceLocation after =
+            r.isTokenRange() ? Lexer::getLocForEndOfToken(r.getEnd(), 0, sm, ctx.getLangOpts())
+                             : r.getEnd();
+        return std::make_pair(sm.getFileOffset(r.getBegin()), sm.getFileOffset(after));
+    }
 
     // [begin, end) of the node in the main file, or nullopt when it is not written there
     // whole (a macro's body, a header).
@@ -140,6 +159,21 @@ std::set<const VarDecl*> variables_in(const Stmt* s, ASTContext& ctx) {
 
 bool mentions(const Stmt* s, const VarDecl* v, ASTContext& ctx) {
     return v && variables_in(s, ctx).count(v);
+}
+
+// Whether evaluating `e` does more than read, apart from the call `read` in it (whose
+// arguments are judged on their own): an assignment, a step, another call.
+bool writes_besides(const Stmt* e, const CallExpr* read) {
+    if (!e || e == read)
+        return false;
+    if (const auto* b = llvm::dyn_cast<BinaryOperator>(e); b && b->isAssignmentOp())
+        return true;
+    if (const auto* u = llvm::dyn_cast<UnaryOperator>(e); u && u->isIncrementDecrementOp())
+        return true;
+    if (llvm::isa<CallExpr>(e) || llvm::isa<StmtExpr>(e))
+        return true;
+    return std::any_of(e->child_begin(), e->child_end(),
+                       [&](const Stmt* child) { return writes_besides(child, read); });
 }
 
 // Variables counted up or down by one step (++, --, += N, -= N) anywhere in the node.
@@ -311,6 +345,9 @@ class LoopReader {
                                       std::optional<llvm::APSInt>* at_end) const;
     std::variant<IopollShape, std::string> iopoll_shape(const Start& start) const;
     std::string counter_used_elsewhere(const Start& start, const Stmt* exhaustion) const;
+    bool only_declaration(const DeclStmt* d) const;
+    std::string read_into_new_variable(const CallExpr& read, const IfStmt& test,
+                                       IopollShape& shape) const;
     std::optional<std::pair<unsigned, unsigned>> line_of(const Stmt* s) const;
     std::optional<std::pair<unsigned, unsigned>> declarator_of(const DeclStmt* d,
                                                                const VarDecl* v) const;
@@ -780,6 +817,97 @@ std::string LoopReader::counter_used_elsewhere(const Start& start, const Stmt* e
     return "";
 }
 
+// Whether `d` is the one declaration that opens a block around the loop.
+bool LoopReader::only_declaration(const DeclStmt* d) const {
+    for (const Stmt* s : path_)
+        if (const auto* block = llvm::dyn_cast<CompoundStmt>(s);
+            block && !block->body_empty() && block->body_front() == d)
+            return block->size() == 1 || !llvm::isa<DeclStmt>(block->body_begin()[1]);
+    return false;
+}
+
+// A test that reads the device itself: the poll reads into a new variable of the read's return
+// type (u8, u16, u32, u64 for the unsigned ones, as drivers spell them), named by the first of
+// a few usual names that the function does not use, and declared after the declarations that
+// open the loop's block (with a blank line after it when there are none), as kernel C wants.
+std::string LoopReader::read_into_new_variable(const CallExpr& read, const IfStmt& test,
+                                               IopollShape& shape) const {
+    const FunctionDecl* callee = read.getDirectCallee();
+    if (!callee)
+        return "its read " + src_.text(&read) + " is not a call of a function";
+    const QualType type = callee->getReturnType();
+    if (!type->isIntegerType())
+        return "its read " + src_.text(&read) + " returns " + type.getAsString() +
+               ", not an integer";
+    std::string spelled =
+        type.getUnqualifiedType().getAsString(PrintingPolicy(src_.ctx.getLangOpts()));
+    static const std::map<std::string, std::string> kernel_names = {{"unsigned char", "u8"},
+                                                                    {"unsigned short", "u16"},
+                                                                    {"unsigned int", "u32"},
+                                                                    {"unsigned long long", "u64"},
+                                                                    {"_Bool", "bool"}};
+    if (auto it = kernel_names.find(spelled); it != kernel_names.end())
+        spelled = it->second;
+
+    const CharSourceRange whole = src_.sm.getExpansionRange(src_.function.getSourceRange());
+    const std::string function_text = Lexer::getSourceText(whole, src_.sm, src_.ctx.getLangOpts()).str();
+    std::string name;
+    for (const char* candidate : {"val", "value", "reg_val", "poll_val"})
+        if (!std::regex_search(function_text, std::regex(std::string("\\b") + candidate + "\\b"))) {
+            name = candidate;
+            break;
+        }
+    if (name.empty())
+        return std::string("its function already uses every name the read's value could take");
+
+    const auto cond = src_.written_range(test.getCond());
+    const auto at = src_.range(&read);
+    if (!cond || !at || at->first < cond->first || at->second > cond->second)
+        return "its test " + shape.condition + " reads inside a macro";
+    const llvm::StringRef buffer = src_.sm.getBufferData(src_.sm.getMainFileID());
+    shape.condition = Source::squeeze((buffer.slice(cond->first, at->first) + name +
+                                       buffer.slice(at->second, cond->second))
+                                          .str());
+    shape.value = name;
+
+    // Where the declaration goes: after the block's leading declarations, or its '{' line.
+    const CompoundStmt* block = nullptr;
+    for (size_t i = path_.size(); i-- > 1;)
+        if (path_[i] == loop_) {
+            block = llvm::dyn_cast<CompoundStmt>(path_[i - 1]);
+            break;
+        }
+    if (!block)
+        return std::string("its loop is not a statement of a block, where the value it reads "
+                           "could be declared");
+    const Stmt* last_declaration = nullptr;
+    for (const Stmt* st : block->body()) {
+        if (!llvm::isa<DeclStmt>(st))
+            break;
+        last_declaration = st;
+    }
+    if (last_declaration) {
+        const auto lines = line_of(last_declaration);
+        if (!lines)
+            return "the declaration at line " + std::to_string(src_.line(last_declaration)) +
+                   " shares its line";
+        shape.declare_at = lines->second;
+    } else {
+        const SourceLocation brace = block->getLBracLoc();
+        if (brace.isMacroID())
+            return std::string("the loop's block opens inside a macro");
+        const size_t open = src_.sm.getFileOffset(brace);
+        const size_t eol = buffer.find('\n', open);
+        if (eol == llvm::StringRef::npos ||
+            !buffer.slice(open + 1, eol).trim(" \t\r").empty())
+            return std::string("the loop's block does not open on a line of its own");
+        shape.declare_at = static_cast<unsigned>(eol + 1);
+        shape.declaration_alone = true;
+    }
+    shape.declaration = spelled + " " + name + ";";
+    return "";
+}
+
 std::variant<IopollShape, std::string> LoopReader::iopoll_shape(const Start& start) const {
     IopollShape shape;
     const auto loop_range = src_.range(loop_);
@@ -842,14 +970,19 @@ std::variant<IopollShape, std::string> LoopReader::iopoll_shape(const Start& sta
         if (!leaves && !(reads && i == 0))
             return extra(body[i]);
     }
-    if (body.size() == 1) {
-        // `if (readl(addr) & BIT) return 0;`: the test reads the device itself.
-        const auto* branch = llvm::dyn_cast<IfStmt>(body.front());
-        if (branch && !match(findAll(callExpr()), *branch->getCond(), src_.ctx).empty())
-            return "its test " + src_.text(branch->getCond()) +
-                   " reads the device itself: read_poll_timeout() needs the value in a variable";
-    }
-    if (body.size() < 2)
+    // `if (inb(port) & 0x08) return 0;`: the test reads the device itself, and the poll reads
+    // into a variable of the read's type, declared with the block's declarations.
+    const CallExpr* read_in_test = nullptr;
+    if (body.size() == 1)
+        if (const auto* branch = llvm::dyn_cast<IfStmt>(body.front())) {
+            const auto calls = match(findAll(callExpr().bind("call")), *branch->getCond(), src_.ctx);
+            if (calls.size() > 1)
+                return "its test " + src_.text(branch->getCond()) +
+                       " calls more than one function: read_poll_timeout() reads one value";
+            if (calls.size() == 1)
+                read_in_test = calls.front().getNodeAs<CallExpr>("call");
+        }
+    if (body.size() < 2 && !read_in_test)
         return body.empty() ? std::string("its body reads nothing before its test")
                             : std::string("its body has no read and test ksweep can separate");
     // The test that ends the wait: the last statement.
@@ -860,28 +993,33 @@ std::variant<IopollShape, std::string> LoopReader::iopoll_shape(const Start& sta
     if (!exit || llvm::isa<GotoStmt>(exit))
         return extra(body.back());
     shape.condition = src_.text(test->getCond());
-    if (test->getCond()->HasSideEffects(src_.ctx))
+    if (read_in_test ? writes_besides(test->getCond(), read_in_test)
+                     : test->getCond()->HasSideEffects(src_.ctx))
         return "its test " + shape.condition + " has side effects";
     if (mentions(test->getCond(), counter_, src_.ctx))
         return "its test " + shape.condition + " reads the counter";
     body.pop_back();
 
-    // The read: `v = op(args);`, or `st = regmap_read(map, reg, &v);` and `if (st) return st;`.
+    // The read: `v = op(args);`, or `st = regmap_read(map, reg, &v);` and `if (st) return st;`,
+    // or the call in the test.
     const VarDecl* value = nullptr;
     const VarDecl* status = nullptr;
-    const CallExpr* read = nullptr;
-    const Stmt* first = body.front();
-    if (const auto* assign = llvm::dyn_cast<BinaryOperator>(first);
-        assign && assign->getOpcode() == BO_Assign) {
-        const auto* lhs = llvm::dyn_cast<DeclRefExpr>(assign->getLHS()->IgnoreParenImpCasts());
-        read = llvm::dyn_cast<CallExpr>(assign->getRHS()->IgnoreParenImpCasts());
-        if (!lhs || !read)
+    const CallExpr* read = read_in_test;
+    const Stmt* first = read_in_test ? test : body.front();
+    if (!read_in_test) {
+        if (const auto* assign = llvm::dyn_cast<BinaryOperator>(first);
+            assign && assign->getOpcode() == BO_Assign) {
+            const auto* lhs =
+                llvm::dyn_cast<DeclRefExpr>(assign->getLHS()->IgnoreParenImpCasts());
+            read = llvm::dyn_cast<CallExpr>(assign->getRHS()->IgnoreParenImpCasts());
+            if (!lhs || !read)
+                return extra(first);
+            value = llvm::dyn_cast<VarDecl>(lhs->getDecl());
+        } else if (const auto* call = llvm::dyn_cast<CallExpr>(first)) {
+            read = call;
+        } else {
             return extra(first);
-        value = llvm::dyn_cast<VarDecl>(lhs->getDecl());
-    } else if (const auto* call = llvm::dyn_cast<CallExpr>(first)) {
-        read = call;
-    } else {
-        return extra(first);
+        }
     }
     const std::string op = src_.text(read->getCallee());
     if (op.empty() || !std::all_of(op.begin(), op.end(), [](char c) {
@@ -900,7 +1038,7 @@ std::variant<IopollShape, std::string> LoopReader::iopoll_shape(const Start& sta
             return "its read's argument " + src_.text(arg) + " has side effects";
     }
     if (out_param) {
-        if (op != "regmap_read")
+        if (op != "regmap_read" || read_in_test)
             return op + "() fills &" + out_param->getNameAsString() +
                    " and returns a status: read_poll_timeout() needs an op that returns the "
                    "value it reads";
@@ -930,22 +1068,27 @@ std::variant<IopollShape, std::string> LoopReader::iopoll_shape(const Start& sta
         for (unsigned i = 0; i < 2; ++i)
             shape.args.push_back(src_.text(read->getArg(i)));
     } else {
-        if (body.size() != 1)
+        if (!read_in_test && body.size() != 1)
             return extra(body[1]);
-        if (!value)
+        if (!read_in_test && !value)
             return "its read " + src_.text(read) + " keeps no value";
         for (const Expr* arg : read->arguments())
             shape.args.push_back(src_.text(arg));
     }
-    if (!value || !value->hasLocalStorage() || llvm::isa<ParmVarDecl>(value) ||
-        !value->getType()->isIntegerType())
-        return "it reads into " + (value ? value->getNameAsString() : std::string("?")) +
-               ", not a local integer";
-    if (value == counter_)
-        return std::string("it reads into its own counter");
-    if (!mentions(test->getCond(), value, src_.ctx))
-        return "its test " + shape.condition + " does not read " + value->getNameAsString();
-    shape.value = value->getNameAsString();
+    if (read_in_test) {
+        if (std::string why = read_into_new_variable(*read, *test, shape); !why.empty())
+            return why;
+    } else {
+        if (!value || !value->hasLocalStorage() || llvm::isa<ParmVarDecl>(value) ||
+            !value->getType()->isIntegerType())
+            return "it reads into " + (value ? value->getNameAsString() : std::string("?")) +
+                   ", not a local integer";
+        if (value == counter_)
+            return std::string("it reads into its own counter");
+        if (!mentions(test->getCond(), value, src_.ctx))
+            return "its test " + shape.condition + " does not read " + value->getNameAsString();
+        shape.value = value->getNameAsString();
+    }
 
     // How it leaves: `return X;` on success, or `break;` and a test of the counter after it.
     const Stmt* exhaustion = nullptr;
@@ -1027,6 +1170,15 @@ std::variant<IopollShape, std::string> LoopReader::iopoll_shape(const Start& sta
             auto lines = line_of(start.declared);
             if (!lines)
                 return info_.counter + "'s declaration shares its line";
+            // The blank line after a block's only declaration goes with it (none may follow
+            // an opening brace), unless the poll's own variable is declared in its place.
+            if (only_declaration(start.declared) && shape.declare_at != lines->second) {
+                const llvm::StringRef buffer = src_.sm.getBufferData(src_.sm.getMainFileID());
+                const size_t eol = buffer.find('\n', lines->second);
+                if (eol != llvm::StringRef::npos &&
+                    buffer.slice(lines->second, eol).trim(" \t\r").empty())
+                    lines->second = static_cast<unsigned>(eol + 1);
+            }
             shape.removals.push_back(*lines);
         } else {
             auto part = declarator_of(start.declared, counter_);
@@ -1074,7 +1226,8 @@ LoopInfo analyse_loop(const CallExpr& sleep, const FunctionDecl& function, ASTCo
         return none;
     for (size_t i = path.size(); i-- > 0;)
         if (is_loop(path[i])) {
-            LoopReader reader(Source{ctx, ctx.getSourceManager(), body}, path[i], sleep, path);
+            LoopReader reader(Source{ctx, ctx.getSourceManager(), body, function}, path[i], sleep,
+                              path);
             return reader.read();
         }
     return none;

@@ -1,5 +1,6 @@
 #include "rewrite/parse_cache.h"
 
+#include "core/build_identity.h"
 #include "core/cache_dir.h"
 #include "core/file_io.h"
 #include "core/json.h"
@@ -21,15 +22,16 @@ namespace {
 // Every field of a site, its loop, an expansion and another sleep is kept: one added to them
 // must be added here too (and kFormat raised), or results served from the cache would lack it —
 // a site without its loop would let fix shorten a driver's timeout unawares.
-static_assert(sizeof(SemanticSite) == 736 && sizeof(SemanticExpansion) == 152 &&
-                  sizeof(OtherSleep) == 728 && sizeof(LoopInfo) == 600 && sizeof(LoopWait) == 128 &&
-                  sizeof(IopollShape) == 240,
+static_assert(sizeof(SemanticSite) == 776 && sizeof(SemanticExpansion) == 152 &&
+                  sizeof(OtherSleep) == 768 && sizeof(LoopInfo) == 640 && sizeof(LoopWait) == 128 &&
+                  sizeof(IopollShape) == 280,
               "a field was added to a parse's results: keep it in parse_cache.cpp");
-constexpr const char* kFormat = "ksweep parse results v2";
+constexpr const char* kFormat = "ksweep parse results v3";
 
 std::string key_of(const SemanticRequest& r) {
     Sha256 hash;
-    hash.update(std::string(kFormat) + "\n" CLANG_VERSION_STRING "\n" + r.abs_path + "\n");
+    hash.update(std::string(kFormat) + "\n" CLANG_VERSION_STRING "\n" + build_identity() + "\n" +
+                r.abs_path + "\n");
     for (const std::string& a : r.args)
         hash.update(a + "\n");
     hash.update(to_hex(sha256(*r.content)) + "\n");
@@ -90,6 +92,9 @@ Json iopoll_json(const IopollShape& p) {
             {"condition", p.condition},
             {"sleep_first", p.sleep_first},
             {"status", p.status},
+            {"declaration", p.declaration},
+            {"declare_at", p.declare_at},
+            {"declaration_alone", p.declaration_alone},
             {"removals", offsets_json(p.removals)}};
 }
 
@@ -107,6 +112,9 @@ IopollShape iopoll_of(const Json& j) {
     p.condition = j.at("condition").get<std::string>();
     p.sleep_first = j.at("sleep_first").get<bool>();
     p.status = j.at("status").get<std::string>();
+    p.declaration = j.at("declaration").get<std::string>();
+    p.declare_at = j.at("declare_at").get<unsigned>();
+    p.declaration_alone = j.at("declaration_alone").get<bool>();
     for (const Json& r : j.at("removals"))
         p.removals.emplace_back(r.at(0).get<unsigned>(), r.at(1).get<unsigned>());
     return p;
@@ -233,19 +241,6 @@ SemanticScan results_of(const Json& j) {
     return s;
 }
 
-// Written to a temporary name, then renamed: a reader sees all of it or nothing.
-bool write_whole(const fs::path& to, const std::string& text) {
-    const fs::path tmp = to.string() + ".tmp" + std::to_string(getpid());
-    {
-        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        if (!(out << text << std::flush))
-            return false;
-    }
-    std::error_code ec;
-    fs::rename(tmp, to, ec);
-    return !ec;
-}
-
 } // namespace
 
 std::string parse_cache_dir() {
@@ -289,7 +284,7 @@ void keep_parse(const SemanticRequest& request, const SemanticScan& scan,
     }
     fs::rename(list_tmp, list, ec);
     if (!ec)
-        write_whole(results, json_text(results_json(scan), -1));
+        write_file_whole(results, json_text(results_json(scan), -1));
 }
 
 } // namespace ksweep

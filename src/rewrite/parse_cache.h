@@ -1,8 +1,9 @@
 // A file's semantic results kept in the cache, so a second scan of an unchanged tree (or part of
 // it) parses nothing: keyed by everything the parse was asked — the compiler arguments, the
-// file's path and content, the rules' call forms, the lexical engine's hints — and valid while
-// every file the parse read has the same content (input_files.h). Only a parse that succeeded is
-// kept: one that failed may have failed on a header that does not exist yet.
+// file's path and content, the rules' call forms, the lexical engine's hints — and by the ksweep
+// build that made them (core/build_identity.h); valid while every file the parse read has the
+// same content (input_files.h). Only a parse that succeeded is kept: one that failed may have
+// failed on a header that does not exist yet.
 #pragma once
 
 #include "rewrite/semantic_engine.h"

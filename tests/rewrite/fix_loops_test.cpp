@@ -81,9 +81,13 @@ TEST(FixLoops, IopollRewritesEveryLoopThatFitsAndKeepsTheOthersWithTheirBudget) 
     EXPECT_EQ(site_in(r, "poll_readl_break")->loop.helper, "readl_poll_timeout");
     EXPECT_EQ(site_in(r, "poll_smbus")->loop.helper, "read_poll_timeout");
     EXPECT_EQ(site_in(r, "poll_value_after")->loop.helper, "read_poll_timeout");
+    // Tests that read the device themselves: a new variable of the read's type (readl()'s u32;
+    // inw()'s unsigned short spelled u16), named by a name the function does not use.
+    EXPECT_EQ(site_in(r, "poll_read_in_test")->loop.helper, "readl_poll_timeout");
+    EXPECT_EQ(site_in(r, "poll_port_in_test")->loop.helper, "readx_poll_timeout");
 
-    // The two that do not fit: kept, with why and the budget after.
-    for (const char* kept : {"poll_counted", "poll_through_pointer"}) {
+    // The three that do not fit: kept, with why and the budget after.
+    for (const char* kept : {"poll_counted", "poll_through_pointer", "poll_two_reads"}) {
         const SiteOutcome* s = site_in(r, kept);
         ASSERT_NE(s, nullptr) << kept;
         EXPECT_TRUE(s->fixed) << kept;

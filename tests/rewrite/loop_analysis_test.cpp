@@ -153,7 +153,8 @@ TEST(LoopAnalysis, WithoutTheSemanticEngineEveryLoopIsUnknownAndSaysWhy) {
 TEST(LoopAnalysis, WhatStopsTheIopollShapeIsSaid) {
     const ScanResult r = scan_loops({"msleep_small"}, "drivers/loops/poll.c");
     for (const char* fits : {"poll_await_drdy", "poll_regmap_first", "poll_readl_break",
-                             "poll_smbus", "poll_value_after"}) {
+                             "poll_smbus", "poll_value_after", "poll_read_in_test",
+                             "poll_port_in_test"}) {
         const LoopInfo& l = in_function(r, fits).loop;
         EXPECT_TRUE(l.iopoll.has_value()) << fits << ": " << l.not_iopoll;
     }
@@ -162,6 +163,17 @@ TEST(LoopAnalysis, WhatStopsTheIopollShapeIsSaid) {
     EXPECT_NE(counted.not_iopoll.find("does more than read, test and sleep"), std::string::npos)
         << counted.not_iopoll;
     EXPECT_NE(counted.not_iopoll.find("dev->polls++"), std::string::npos) << counted.not_iopoll;
+    // A test that reads the device itself: into a new variable, declared where C allows.
+    const IopollShape& in_test = *in_function(r, "poll_read_in_test").loop.iopoll;
+    EXPECT_EQ(in_test.condition, "val & POLL_DRDY");
+    EXPECT_EQ(in_test.declaration, "u32 val;");
+    EXPECT_FALSE(in_test.declaration_alone);
+    const IopollShape& port = *in_function(r, "poll_port_in_test").loop.iopoll;
+    EXPECT_EQ(port.declaration, "u16 value;") << "val is the function's parameter";
+    EXPECT_TRUE(port.declaration_alone);
+    EXPECT_EQ(in_function(r, "poll_two_reads").loop.not_iopoll,
+              "its test inb(port) & inb(port + 1) calls more than one function: "
+              "read_poll_timeout() reads one value");
     const LoopInfo& pointer = in_function(r, "poll_through_pointer").loop;
     EXPECT_FALSE(pointer.iopoll);
     EXPECT_EQ(pointer.not_iopoll, "poll_fill() fills &data and returns a status: "
