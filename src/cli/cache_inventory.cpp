@@ -25,14 +25,16 @@ struct Kind {
     const char* name;
     const char* marker;
     bool one_item = false; // thousands of small files: listed and pruned as one
+    const char* each = ""; // one_item: what each file serves
 };
 
 constexpr Kind kKinds[] = {
-    {"builds", "prepared build", ".ksweep-prepared"},          // kbuild/prepared_build.cpp
-    {"guest-kernels", "guest kernel", ".ksweep-guest-built"},  // guest/guest_build.cpp
-    {"parse-views", "parse view", ".ksweep-view"},             // kbuild/prepared_build.cpp
-    {"preambles", "preamble", ".ksweep-preamble"},             // rewrite/preamble_cache.cpp
-    {"parses", "parse results", "", true},                     // rewrite/parse_cache.cpp
+    {"builds", "prepared build", ".ksweep-prepared"},         // kbuild/prepared_build.cpp
+    {"guest-kernels", "guest kernel", ".ksweep-guest-built"}, // guest/guest_build.cpp
+    {"parse-views", "parse view", ".ksweep-view"},            // kbuild/prepared_build.cpp
+    {"preambles", "preamble", ".ksweep-preamble"},            // rewrite/preamble_cache.cpp
+    {"parses", "parse results", "", true, "a file's scan"},   // rewrite/parse_cache.cpp
+    {"sleep-evals", "sleep evaluations", "", true, "a tree's sleep model"}, // sleep_eval_memo.cpp
     {"validate-builds", "module build (L3)", ".ksweep-built"}, // kbuild/module_build.cpp
     {"modules", "module build (guest)", ".ksweep-built"},      // kbuild/module_build.cpp
     {"scratch", "scratch repository", ""},                     // git/repository.cpp
@@ -170,7 +172,8 @@ std::vector<CacheItem> list_cache(const std::string& cache_dir) {
                     ++files;
                     all.last_used = std::max(all.last_used, modified(it->path()));
                 }
-            all.note = std::to_string(files) + " files, each used by a file's scan";
+            all.note = std::to_string(files) +
+                       (files == 1 ? " file, used by " : " files, each used by ") + kind.each;
             items.push_back(std::move(all));
             continue;
         }

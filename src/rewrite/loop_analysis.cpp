@@ -62,9 +62,9 @@ struct Source {
         if (!s)
             return "";
         const CharSourceRange range = sm.getExpansionRange(s->getSourceRange());
-        return squeeze(Lexer::getSourceText(
-            CharSourceRange::getTokenRange(range.getBegin(), range.getEnd()), sm,
-            ctx.getLangOpts()));
+        return squeeze(
+            Lexer::getSourceText(CharSourceRange::getTokenRange(range.getBegin(), range.getEnd()),
+                                 sm, ctx.getLangOpts()));
     }
 
     // Source text on one line: each run of blanks, newlines and continuations one space.
@@ -850,7 +850,8 @@ std::string LoopReader::read_into_new_variable(const CallExpr& read, const IfStm
         spelled = it->second;
 
     const CharSourceRange whole = src_.sm.getExpansionRange(src_.function.getSourceRange());
-    const std::string function_text = Lexer::getSourceText(whole, src_.sm, src_.ctx.getLangOpts()).str();
+    const std::string function_text =
+        Lexer::getSourceText(whole, src_.sm, src_.ctx.getLangOpts()).str();
     std::string name;
     for (const char* candidate : {"val", "value", "reg_val", "poll_val"})
         if (!std::regex_search(function_text, std::regex(std::string("\\b") + candidate + "\\b"))) {
@@ -865,9 +866,9 @@ std::string LoopReader::read_into_new_variable(const CallExpr& read, const IfStm
     if (!cond || !at || at->first < cond->first || at->second > cond->second)
         return "its test " + shape.condition + " reads inside a macro";
     const llvm::StringRef buffer = src_.sm.getBufferData(src_.sm.getMainFileID());
-    shape.condition = Source::squeeze((buffer.slice(cond->first, at->first) + name +
-                                       buffer.slice(at->second, cond->second))
-                                          .str());
+    shape.condition = Source::squeeze(
+        (buffer.slice(cond->first, at->first) + name + buffer.slice(at->second, cond->second))
+            .str());
     shape.value = name;
 
     // Where the declaration goes: after the block's leading declarations, or its '{' line.
@@ -898,8 +899,7 @@ std::string LoopReader::read_into_new_variable(const CallExpr& read, const IfStm
             return std::string("the loop's block opens inside a macro");
         const size_t open = src_.sm.getFileOffset(brace);
         const size_t eol = buffer.find('\n', open);
-        if (eol == llvm::StringRef::npos ||
-            !buffer.slice(open + 1, eol).trim(" \t\r").empty())
+        if (eol == llvm::StringRef::npos || !buffer.slice(open + 1, eol).trim(" \t\r").empty())
             return std::string("the loop's block does not open on a line of its own");
         shape.declare_at = static_cast<unsigned>(eol + 1);
         shape.declaration_alone = true;
@@ -975,7 +975,8 @@ std::variant<IopollShape, std::string> LoopReader::iopoll_shape(const Start& sta
     const CallExpr* read_in_test = nullptr;
     if (body.size() == 1)
         if (const auto* branch = llvm::dyn_cast<IfStmt>(body.front())) {
-            const auto calls = match(findAll(callExpr().bind("call")), *branch->getCond(), src_.ctx);
+            const auto calls =
+                match(findAll(callExpr().bind("call")), *branch->getCond(), src_.ctx);
             if (calls.size() > 1)
                 return "its test " + src_.text(branch->getCond()) +
                        " calls more than one function: read_poll_timeout() reads one value";
@@ -1009,8 +1010,7 @@ std::variant<IopollShape, std::string> LoopReader::iopoll_shape(const Start& sta
     if (!read_in_test) {
         if (const auto* assign = llvm::dyn_cast<BinaryOperator>(first);
             assign && assign->getOpcode() == BO_Assign) {
-            const auto* lhs =
-                llvm::dyn_cast<DeclRefExpr>(assign->getLHS()->IgnoreParenImpCasts());
+            const auto* lhs = llvm::dyn_cast<DeclRefExpr>(assign->getLHS()->IgnoreParenImpCasts());
             read = llvm::dyn_cast<CallExpr>(assign->getRHS()->IgnoreParenImpCasts());
             if (!lhs || !read)
                 return extra(first);

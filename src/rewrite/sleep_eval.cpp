@@ -6,8 +6,8 @@
 #include "kbuild/kernel_tree.h"
 #include "rewrite/compile_flags.h"
 #include "rewrite/first_error.h"
-#include "rewrite/int_eval.h"
 #include "rewrite/input_files.h"
+#include "rewrite/int_eval.h"
 #include "rewrite/lexical_tokens.h"
 #include "rewrite/sleep_eval_memo.h"
 

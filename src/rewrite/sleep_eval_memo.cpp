@@ -35,9 +35,9 @@ SleepEval eval_of(const Json& j) {
     e.defined = j.at("defined").get<bool>();
     e.note = j.at("note").get<std::string>();
     if (const Json& s = j.at("step"); !s.is_null())
-        e.step = SleepStep{s.at("primitive").get<std::string>(),
-                           s.at("args").get<std::vector<long long>>(),
-                           s.at("at").get<std::string>()};
+        e.step =
+            SleepStep{s.at("primitive").get<std::string>(),
+                      s.at("args").get<std::vector<long long>>(), s.at("at").get<std::string>()};
     return e;
 }
 
@@ -50,10 +50,9 @@ std::string sleep_eval_cache_dir() {
 SleepEvalMemo::SleepEvalMemo(const std::string& dir, const std::string& parse_key) {
     if (dir.empty())
         return;
-    const std::string key =
-        to_hex(sha256(std::string(kFormat) + "\n" CLANG_VERSION_STRING "\n" +
-                      build_identity() + "\n" + parse_key))
-            .substr(0, 32);
+    const std::string key = to_hex(sha256(std::string(kFormat) + "\n" CLANG_VERSION_STRING "\n" +
+                                          build_identity() + "\n" + parse_key))
+                                .substr(0, 32);
     results_ = fs::path(dir) / (key + ".json");
     inputs_ = fs::path(dir) / (key + ".inputs");
     const auto text = read_file(results_);

@@ -40,6 +40,7 @@ struct Cache {
         write_file(root / "preambles/0123/.ksweep-preamble", "/x/drivers/foo.c\n");
         write_file(root / "parses/01/0123.json", "{}");
         write_file(root / "parses/02/0234.json", "{}");
+        write_file(root / "sleep-evals/0345.json", "{}");
         write_file(root / "linux-source-6.12/Makefile", makefile);
         git::LibGit2 libgit2;
         git::open_series_repo(tree.string(), root.string());
@@ -84,6 +85,10 @@ TEST(CacheInventory, ListsEachEntryWithWhatItIsFor) {
     const CacheItem* parses = c.find(items, "parse results");
     ASSERT_TRUE(parses);
     EXPECT_NE(parses->note.find("2 files"), std::string::npos) << parses->note;
+    const CacheItem* sleeps = c.find(items, "sleep evaluations");
+    ASSERT_TRUE(sleeps);
+    EXPECT_NE(sleeps->note.find("1 file, used by a tree's sleep model"), std::string::npos)
+        << sleeps->note;
     ASSERT_TRUE(c.find(items, "preamble"));
     const CacheItem* sources = c.find(items, "kernel source");
     ASSERT_TRUE(sources);

@@ -152,9 +152,9 @@ TEST(LoopAnalysis, WithoutTheSemanticEngineEveryLoopIsUnknownAndSaysWhy) {
 
 TEST(LoopAnalysis, WhatStopsTheIopollShapeIsSaid) {
     const ScanResult r = scan_loops({"msleep_small"}, "drivers/loops/poll.c");
-    for (const char* fits : {"poll_await_drdy", "poll_regmap_first", "poll_readl_break",
-                             "poll_smbus", "poll_value_after", "poll_read_in_test",
-                             "poll_port_in_test"}) {
+    for (const char* fits :
+         {"poll_await_drdy", "poll_regmap_first", "poll_readl_break", "poll_smbus",
+          "poll_value_after", "poll_read_in_test", "poll_port_in_test"}) {
         const LoopInfo& l = in_function(r, fits).loop;
         EXPECT_TRUE(l.iopoll.has_value()) << fits << ": " << l.not_iopoll;
     }
