@@ -111,6 +111,26 @@ TEST_F(SeriesMessageTest, QuarterSlackIsCreditedToFsleepOnlyWhereTheTreeHasIt) {
     EXPECT_EQ(body().find("fsleep"), std::string::npos) << body();
 }
 
+// A range that can outlast the msleep() it replaces at a common HZ is said, with the figures;
+// one that never does is not mentioned.
+TEST_F(SeriesMessageTest, ARangeLongerThanMsleepAtSomeHzIsSaid) {
+    // msleep(15) alone: its slack is a quarter of it, 3.75 ms, more than HZ=1000 adds to it.
+    foo = file_fix("drivers/misc/foo.c", {{15, 24}});
+    foo.sites[0].finding.predicted_by_hz = {{100, 30}, {250, 24}, {1000, 17}};
+    foo.slack_us = 3750;
+    EXPECT_NE(body().find("foo_wait(): msleep(15) sleeps up to 17 ms at HZ=1000, less than its "
+                          "range's 18.75 ms: on such a kernel the new sleep can last up to "
+                          "1.75 ms longer."),
+              std::string::npos)
+        << body();
+    // Beside msleep(4) the slack is 1 ms: no range outlasts its msleep() at any HZ.
+    foo = file_fix("drivers/misc/foo.c", {{4, 12}, {15, 24}});
+    foo.sites[0].finding.predicted_by_hz = {{100, 30}, {250, 12}, {1000, 6}};
+    foo.sites[1].finding.predicted_by_hz = {{100, 30}, {250, 24}, {1000, 17}};
+    foo.slack_us = 1000;
+    EXPECT_EQ(body().find("can last up to"), std::string::npos) << body();
+}
+
 TEST_F(SeriesMessageTest, CoverLetterFirstLineIsTheSleepModelsForTheTreesHz) {
     FileFix bar = file_fix("drivers/misc/bar.c", {{5, 12}});
     std::vector<CoverPatch> patches = {{"misc: foo: Use usleep_range()", {&foo}},
