@@ -861,9 +861,12 @@ std::string LoopReader::read_into_new_variable(const CallExpr& read, const IfStm
     if (name.empty())
         return std::string("its function already uses every name the read's value could take");
 
+    // The call as written: its callee by its own name (x86's `#define inb inb` is such a use),
+    // not a macro that expands to it, so that the call's text is what the variable replaces.
     const auto cond = src_.written_range(test.getCond());
-    const auto at = src_.range(&read);
-    if (!cond || !at || at->first < cond->first || at->second > cond->second)
+    const auto at = src_.written_range(&read);
+    if (!cond || !at || at->first < cond->first || at->second > cond->second ||
+        shape.op != callee->getNameAsString())
         return "its test " + shape.condition + " reads inside a macro";
     const llvm::StringRef buffer = src_.sm.getBufferData(src_.sm.getMainFileID());
     shape.condition = Source::squeeze(

@@ -171,6 +171,8 @@ TEST(LoopAnalysis, WhatStopsTheIopollShapeIsSaid) {
     const IopollShape& port = *in_function(r, "poll_port_in_test").loop.iopoll;
     EXPECT_EQ(port.declaration, "u16 value;") << "val is the function's parameter";
     EXPECT_TRUE(port.declaration_alone);
+    EXPECT_EQ(in_function(r, "poll_macro_test").loop.not_iopoll,
+              "its read calls POLL_READY(dev), not a function by name");
     EXPECT_EQ(in_function(r, "poll_two_reads").loop.not_iopoll,
               "its test inb(port) & inb(port + 1) calls more than one function: "
               "read_poll_timeout() reads one value");
