@@ -861,14 +861,17 @@ std::string LoopReader::read_into_new_variable(const CallExpr& read, const IfStm
     if (name.empty())
         return std::string("its function already uses every name the read's value could take");
 
-    // The call as written: its callee by its own name (x86's `#define inb inb` is such a use),
-    // not a macro that expands to it, so that the call's text is what the variable replaces.
+    // The call as written, `op(args)` in the test's own text, so that the variable replaces
+    // it: op may be a name a macro gives the function (x86's `#define inb _inb`), but not a
+    // macro that holds the call (`#define READY readl(base)`).
     const auto cond = src_.written_range(test.getCond());
     const auto at = src_.written_range(&read);
-    if (!cond || !at || at->first < cond->first || at->second > cond->second ||
-        shape.op != callee->getNameAsString())
-        return "its test " + shape.condition + " reads inside a macro";
     const llvm::StringRef buffer = src_.sm.getBufferData(src_.sm.getMainFileID());
+    if (!cond || !at || at->first < cond->first || at->second > cond->second ||
+        !buffer.slice(at->first, at->second).startswith(shape.op) ||
+        !buffer.slice(at->first + shape.op.size(), at->second).ltrim(" \t").startswith("(") ||
+        !buffer.slice(at->first, at->second).endswith(")"))
+        return "its test " + shape.condition + " reads inside a macro";
     shape.condition = Source::squeeze(
         (buffer.slice(cond->first, at->first) + name + buffer.slice(at->second, cond->second))
             .str());
