@@ -235,11 +235,12 @@ TEST_F(Linux61Loops, NoCountedLoopLosesItsBudgetWithoutAWordInTheMail) {
                 counted, said, left_with_figures);
 }
 
-// docs/loops.md's four before/after diffs, as `ksweep series` writes them (ak8974 and hx711 into
-// an iopoll helper, srf08 and sscape kept with their budget stated), apply, are checkpatch
-// --strict clean and build (L1-L3), against a build dir prepared from a small config that
-// enables the four drivers (Debian's enables neither ak8974 nor, on x86_64, ISA sound).
-TEST_F(Linux61Loops, TheDocsFourLoopRewritesApplyAreCheckpatchCleanAndBuild) {
+// docs/loops.md's five before/after diffs, as `ksweep series` writes them (ak8974, hx711 and
+// msnd_pinnacle's test that reads the port itself into an iopoll helper, srf08 and sscape kept
+// with their budget stated), apply, are checkpatch --strict clean and build (L1-L3), against a
+// build dir prepared from a small config that enables the five drivers (Debian's enables neither
+// ak8974 nor, on x86_64, ISA sound).
+TEST_F(Linux61Loops, TheDocsFiveLoopRewritesApplyAreCheckpatchCleanAndBuild) {
     ksweep::TempDir dir{"loops-l3"};
     const std::string out = (dir.path() / "sweep").string();
     auto made = run(std::string(KSWEEP_BINARY) +
@@ -247,10 +248,11 @@ TEST_F(Linux61Loops, TheDocsFourLoopRewritesApplyAreCheckpatchCleanAndBuild) {
                         "<test@example.org>' -o " +
                         quote(out) + " " + quote(tree_) +
                         " drivers/iio/magnetometer/ak8974.c drivers/iio/adc/hx711.c"
-                        " drivers/iio/proximity/srf08.c sound/isa/sscape.c 2>&1",
+                        " drivers/iio/proximity/srf08.c sound/isa/sscape.c"
+                        " sound/isa/msnd/msnd_pinnacle.c 2>&1",
                     false);
     ASSERT_EQ(made.status, 0) << made.output;
-    EXPECT_NE(made.output.find("loops that give up after a count: 2 into an iopoll helper, 3 kept"),
+    EXPECT_NE(made.output.find("loops that give up after a count: 3 into an iopoll helper, 4 kept"),
               std::string::npos)
         << made.output;
     auto validated = run(
@@ -269,8 +271,8 @@ TEST_F(Linux61Loops, TheDocsFourLoopRewritesApplyAreCheckpatchCleanAndBuild) {
                 << series.at("name") << " L" << level + 1 << "\n"
                 << validated.output;
     }
-    EXPECT_EQ(patches, 4u) << validated.output;
-    for (const char* module : {"ak8974", "hx711", "srf08", "snd-sscape"})
+    EXPECT_EQ(patches, 5u) << validated.output;
+    for (const char* module : {"ak8974", "hx711", "srf08", "snd-sscape", "snd-msnd-pinnacle"})
         EXPECT_NE(validated.output.find(std::string("L3 passed         ") + module + ": builds"),
                   std::string::npos)
             << module << "\n"
