@@ -26,7 +26,7 @@ static_assert(sizeof(SemanticSite) == 776 && sizeof(SemanticExpansion) == 152 &&
                   sizeof(OtherSleep) == 768 && sizeof(LoopInfo) == 640 && sizeof(LoopWait) == 128 &&
                   sizeof(IopollShape) == 280,
               "a field was added to a parse's results: keep it in parse_cache.cpp");
-constexpr const char* kFormat = "ksweep parse results v3";
+constexpr const char* kFormat = "ksweep parse results v4";
 
 std::string key_of(const SemanticRequest& r) {
     Sha256 hash;
@@ -195,6 +195,8 @@ Json results_json(const SemanticScan& s) {
                           {"loop", loop_json(o.loop)}});
     }
     return {{"format", kFormat},
+            {"parsed", s.parsed},
+            {"error", s.error},
             {"sites", sites},
             {"expansions", expansions},
             {"other_sleeps", others}};
@@ -202,7 +204,8 @@ Json results_json(const SemanticScan& s) {
 
 SemanticScan results_of(const Json& j) {
     SemanticScan s;
-    s.parsed = true;
+    s.parsed = j.at("parsed").get<bool>();
+    s.error = j.at("error").get<std::string>();
     s.from_cache = true;
     for (const Json& site : j.at("sites")) {
         SemanticSite out;
@@ -241,6 +244,13 @@ SemanticScan results_of(const Json& j) {
     return s;
 }
 
+// A parse that failed is kept like one that succeeded (its first error depends only on the files
+// it read up to it), unless it failed on a file it did not find: that one may be there next time
+// (a build dir prepared, a header generated), and nothing in the list would say so.
+bool keeps(const SemanticScan& scan) {
+    return scan.parsed || scan.error.find("file not found") == std::string::npos;
+}
+
 } // namespace
 
 std::string parse_cache_dir() {
@@ -270,7 +280,7 @@ std::optional<SemanticScan> cached_parse(const SemanticRequest& request) {
 
 void keep_parse(const SemanticRequest& request, const SemanticScan& scan,
                 const std::vector<std::string>& inputs, long long started_ns) {
-    if (request.result_dir.empty() || !scan.parsed || inputs.empty())
+    if (request.result_dir.empty() || inputs.empty() || !keeps(scan))
         return;
     const fs::path results = entry_of(request, ".json");
     std::error_code ec;

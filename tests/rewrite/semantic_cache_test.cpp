@@ -4,8 +4,8 @@
 // another flag makes it again; headers that do not parse are never kept, so the parse still
 // reports their error; -include files are not included twice. Parse results
 // (rewrite/parse_cache.h): a second parse of the same request with the same headers parses
-// nothing; a header edited since, other text or another rule parses again; a failed parse is
-// never kept; what is kept gives back every site's loop (its iopoll shape too) and the other
+// nothing; a header edited since, other text or another rule parses again; a parse that failed
+// is kept with its error, except one that failed on a missing file; what is kept gives back every site's loop (its iopoll shape too) and the other
 // sleeps as the parse found them, another list of other sleeps parses again, and an entry that
 // lacks a loop is parsed again rather than served.
 #include "core/file_io.h"
@@ -175,7 +175,7 @@ TEST(ParseCacheTest, TheSecondParseOfTheSameInputsParsesNothing) {
     EXPECT_FALSE(t.parse().from_cache);
 }
 
-TEST(ParseCacheTest, AFailedParseIsNeverKept) {
+TEST(ParseCacheTest, AParseThatFailedOnAMissingFileIsNeverKept) {
     PreambleTree t;
     t.results = (t.dir.path() / "parses").string();
     t.content = "#include <linux/missing.h>\n" + t.content;
@@ -187,6 +187,27 @@ TEST(ParseCacheTest, AFailedParseIsNeverKept) {
     // The header appears: the next parse finds it.
     write_file(t.tree + "/include/linux/missing.h", "\n");
     EXPECT_TRUE(t.parse().parsed);
+}
+
+// A parse that failed on the code it read is kept with its error, as a success is, until one of
+// the files it read changes.
+TEST(ParseCacheTest, AParseThatFailedOnItsCodeIsKeptWithItsErrorUntilAHeaderChanges) {
+    PreambleTree t;
+    t.results = (t.dir.path() / "parses").string();
+    write_file(t.tree + "/drivers/foo/broken.h", "int broken(void) this is not C;\n");
+    t.content = "#include \"broken.h\"\n" + t.content;
+    const SemanticScan first = t.parse();
+    ASSERT_FALSE(first.parsed);
+    EXPECT_FALSE(first.from_cache);
+    const SemanticScan second = t.parse();
+    EXPECT_FALSE(second.parsed);
+    EXPECT_TRUE(second.from_cache);
+    EXPECT_EQ(second.error, first.error);
+    EXPECT_TRUE(second.sites.empty());
+    write_file(t.tree + "/drivers/foo/broken.h", "int broken(void);\n");
+    const SemanticScan mended = t.parse();
+    EXPECT_TRUE(mended.parsed) << mended.error;
+    EXPECT_FALSE(mended.from_cache);
 }
 
 namespace {
