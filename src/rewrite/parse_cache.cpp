@@ -7,9 +7,11 @@
 #include "core/sha256.h"
 #include "rewrite/input_files.h"
 
+#include <algorithm>
 #include <clang/Basic/Version.h>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <stdexcept>
 #include <unistd.h>
 
@@ -244,11 +246,49 @@ SemanticScan results_of(const Json& j) {
     return s;
 }
 
-// A parse that failed is kept like one that succeeded (its first error depends only on the files
-// it read up to it), unless it failed on a file it did not find: that one may be there next time
-// (a build dir prepared, a header generated), and nothing in the list would say so.
-bool keeps(const SemanticScan& scan) {
-    return scan.parsed || scan.error.find("file not found") == std::string::npos;
+// Where a parse that failed on a missing header looked for it: "FILE:LINE: 'NAME' file not
+// found" names the header and the file that included it; the places are that file's folder and
+// every include folder of the arguments. The parse is kept while the header is in none of them
+// (it fails the same way); once it is there (a build dir prepared, a header generated), the file
+// is parsed again. nullopt: the error is not one of a missing file, or the compiler also
+// searched its own folders (no -nostdinc, which kernel builds always give).
+struct Missing {
+    std::string name;
+    std::vector<std::string> dirs;
+};
+
+std::optional<Missing> missing_of(const SemanticRequest& r, const std::string& error) {
+    static const std::regex form(R"(^(.*):\d+: '([^']+)' file not found$)");
+    std::smatch m;
+    // Without -nostdinc the compiler's own folders are searched too: not kept.
+    if (std::find(r.args.begin(), r.args.end(), "-nostdinc") == r.args.end() ||
+        !std::regex_match(error, m, form))
+        return std::nullopt;
+    Missing out;
+    out.name = m[2];
+    fs::path includer(m[1].str());
+    if (includer.is_relative())
+        includer = fs::path(r.tree) / includer;
+    out.dirs.push_back(includer.parent_path().string());
+    for (size_t i = 0; i < r.args.size(); ++i)
+        for (const char* flag : {"-I", "-isystem", "-iquote", "-idirafter"}) {
+            const std::string f = flag;
+            if (r.args[i] == f && i + 1 < r.args.size())
+                out.dirs.push_back(r.args[i + 1]);
+            else if (r.args[i].size() > f.size() && r.args[i].rfind(f, 0) == 0)
+                out.dirs.push_back(r.args[i].substr(f.size()));
+        }
+    return out;
+}
+
+bool still_missing(const Json& missing) {
+    const auto name = missing.at("name").get<std::string>();
+    for (const Json& dir : missing.at("dirs")) {
+        std::error_code ec;
+        if (fs::exists(fs::path(dir.get<std::string>()) / name, ec) || ec)
+            return false;
+    }
+    return true;
 }
 
 } // namespace
@@ -268,6 +308,8 @@ std::optional<SemanticScan> cached_parse(const SemanticRequest& request) {
         const Json j = Json::parse(*text);
         if (j.at("format") != kFormat)
             return std::nullopt;
+        if (const Json& missing = j.at("missing"); !missing.is_null() && !still_missing(missing))
+            return std::nullopt;
         std::error_code ec; // its time is its last use (`ksweep cache`)
         fs::last_write_time(results, fs::file_time_type::clock::now(), ec);
         return results_of(j);
@@ -280,8 +322,17 @@ std::optional<SemanticScan> cached_parse(const SemanticRequest& request) {
 
 void keep_parse(const SemanticRequest& request, const SemanticScan& scan,
                 const std::vector<std::string>& inputs, long long started_ns) {
-    if (request.result_dir.empty() || inputs.empty() || !keeps(scan))
+    if (request.result_dir.empty() || inputs.empty())
         return;
+    // A parse that failed is kept like one that succeeded (its first error depends only on the
+    // files it read up to it); one that failed on a missing header, with where it looked.
+    Json missing = nullptr;
+    if (!scan.parsed && scan.error.find("file not found") != std::string::npos) {
+        const auto m = missing_of(request, scan.error);
+        if (!m)
+            return;
+        missing = {{"name", m->name}, {"dirs", m->dirs}};
+    }
     const fs::path results = entry_of(request, ".json");
     std::error_code ec;
     fs::create_directories(results.parent_path(), ec);
@@ -293,8 +344,11 @@ void keep_parse(const SemanticRequest& request, const SemanticScan& scan,
         return;
     }
     fs::rename(list_tmp, list, ec);
-    if (!ec)
-        write_file_whole(results, json_text(results_json(scan), -1));
+    if (ec)
+        return;
+    Json kept = results_json(scan);
+    kept["missing"] = missing;
+    write_file_whole(results, json_text(kept, -1));
 }
 
 } // namespace ksweep

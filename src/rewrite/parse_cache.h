@@ -2,8 +2,8 @@
 // it) parses nothing: keyed by everything the parse was asked — the compiler arguments, the
 // file's path and content, the rules' call forms, the lexical engine's hints — and by the ksweep
 // build that made them (core/build_identity.h); valid while every file the parse read has the
-// same content (input_files.h). A failed parse is kept with its first error, except one that
-// failed on a file not found, which may exist next time.
+// same content (input_files.h). A failed parse is kept with its first error; one that failed on
+// a header not found, only while the header is still in none of the places it was looked for.
 #pragma once
 
 #include "rewrite/semantic_engine.h"
@@ -21,8 +21,7 @@ std::string parse_cache_dir();
 // it was; nullopt otherwise.
 std::optional<SemanticScan> cached_parse(const SemanticRequest& request);
 
-// Keeps a parse's results (not those of a parse that failed on a file not found, nor without
-// request.result_dir).
+// Keeps a parse's results, a failed one's too (nothing without request.result_dir).
 // `inputs`: every file the parse read, the precompiled preamble's headers included; `started_ns`:
 // when it began (input_files.h).
 void keep_parse(const SemanticRequest& request, const SemanticScan& scan,

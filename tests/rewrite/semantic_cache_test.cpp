@@ -5,7 +5,7 @@
 // reports their error; -include files are not included twice. Parse results
 // (rewrite/parse_cache.h): a second parse of the same request with the same headers parses
 // nothing; a header edited since, other text or another rule parses again; a parse that failed
-// is kept with its error, except one that failed on a missing file; what is kept gives back every site's loop (its iopoll shape too) and the other
+// is kept with its error (on a missing header: until the header is there); what is kept gives back every site's loop (its iopoll shape too) and the other
 // sleeps as the parse found them, another list of other sleeps parses again, and an entry that
 // lacks a loop is parsed again rather than served.
 #include "core/file_io.h"
@@ -175,18 +175,32 @@ TEST(ParseCacheTest, TheSecondParseOfTheSameInputsParsesNothing) {
     EXPECT_FALSE(t.parse().from_cache);
 }
 
-TEST(ParseCacheTest, AParseThatFailedOnAMissingFileIsNeverKept) {
+// A parse that failed on a missing header is kept while the header is still missing; once it
+// is in one of the places the parse looked, the file is parsed again.
+TEST(ParseCacheTest, AParseThatFailedOnAMissingFileIsKeptUntilTheFileIsThere) {
     PreambleTree t;
     t.results = (t.dir.path() / "parses").string();
-    t.content = "#include <linux/missing.h>\n" + t.content;
-    for (int run = 0; run < 2; ++run) {
-        const SemanticScan s = t.parse();
-        EXPECT_FALSE(s.parsed);
-        EXPECT_FALSE(s.from_cache);
-    }
-    // The header appears: the next parse finds it.
+    t.content = "#include <linux/missing.h>\n#include \"near.h\"\n" + t.content;
+    const SemanticScan first = t.parse();
+    EXPECT_FALSE(first.parsed);
+    EXPECT_FALSE(first.from_cache);
+    EXPECT_NE(first.error.find("'linux/missing.h' file not found"), std::string::npos)
+        << first.error;
+    const SemanticScan second = t.parse();
+    EXPECT_FALSE(second.parsed);
+    EXPECT_TRUE(second.from_cache);
+    EXPECT_EQ(second.error, first.error);
+    // The header appears in an include folder: the next parse finds it, and fails on the
+    // next missing one, beside the file this time.
     write_file(t.tree + "/include/linux/missing.h", "\n");
-    EXPECT_TRUE(t.parse().parsed);
+    const SemanticScan found = t.parse();
+    EXPECT_FALSE(found.from_cache);
+    EXPECT_NE(found.error.find("'near.h' file not found"), std::string::npos) << found.error;
+    EXPECT_TRUE(t.parse().from_cache);
+    write_file(t.tree + "/drivers/foo/near.h", "\n");
+    const SemanticScan both = t.parse();
+    EXPECT_FALSE(both.from_cache);
+    EXPECT_TRUE(both.parsed) << both.error;
 }
 
 // A parse that failed on the code it read is kept with its error, as a success is, until one of
