@@ -115,7 +115,7 @@ long long now_ns() {
 
 bool write_input_files(const fs::path& list, const std::vector<std::string>& files,
                        long long started_ns) {
-    std::ofstream out(list, std::ios::trunc);
+    std::ostringstream out;
     for (const std::string& file : files) {
         auto f = stat_of(file);
         if (!f)
@@ -132,7 +132,7 @@ bool write_input_files(const fs::path& list, const std::vector<std::string>& fil
             f->mtime = -1;
         out << f->sha << ' ' << f->size << ' ' << f->mtime << ' ' << f->path << '\n';
     }
-    return static_cast<bool>(out << std::flush);
+    return write_file_whole(list, out.str());
 }
 
 bool input_files_unchanged(const fs::path& list) {

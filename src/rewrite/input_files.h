@@ -10,8 +10,9 @@
 
 namespace ksweep {
 
-// Writes the list of `files` (read again now) to `list`, after `started_ns` (when the parse
-// began, nanoseconds since the epoch); false when one cannot be read.
+// Writes the list of `files` (read again now) to `list`, whole or not at all (a reader never
+// sees a torn list), after `started_ns` (when the parse began, nanoseconds since the epoch);
+// false when one cannot be read or the list cannot be written.
 bool write_input_files(const std::filesystem::path& list, const std::vector<std::string>& files,
                        long long started_ns);
 

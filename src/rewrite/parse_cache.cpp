@@ -10,10 +10,8 @@
 #include <algorithm>
 #include <clang/Basic/Version.h>
 #include <filesystem>
-#include <fstream>
 #include <regex>
 #include <stdexcept>
-#include <unistd.h>
 
 namespace fs = std::filesystem;
 
@@ -196,12 +194,8 @@ Json results_json(const SemanticScan& s) {
                           {"function", o.function},
                           {"loop", loop_json(o.loop)}});
     }
-    return {{"format", kFormat},
-            {"parsed", s.parsed},
-            {"error", s.error},
-            {"sites", sites},
-            {"expansions", expansions},
-            {"other_sleeps", others}};
+    return {{"format", kFormat}, {"parsed", s.parsed},       {"error", s.error},
+            {"sites", sites},    {"expansions", expansions}, {"other_sleeps", others}};
 }
 
 SemanticScan results_of(const Json& j) {
@@ -337,14 +331,7 @@ void keep_parse(const SemanticRequest& request, const SemanticScan& scan,
     std::error_code ec;
     fs::create_directories(results.parent_path(), ec);
     // The inputs first: results without their list are never trusted.
-    const fs::path list = entry_of(request, ".inputs");
-    const fs::path list_tmp = list.string() + ".tmp" + std::to_string(getpid());
-    if (!write_input_files(list_tmp, inputs, started_ns)) {
-        fs::remove(list_tmp, ec);
-        return;
-    }
-    fs::rename(list_tmp, list, ec);
-    if (ec)
+    if (!write_input_files(entry_of(request, ".inputs"), inputs, started_ns))
         return;
     Json kept = results_json(scan);
     kept["missing"] = missing;

@@ -8,7 +8,6 @@
 #include "rewrite/input_files.h"
 
 #include <clang/Basic/Version.h>
-#include <unistd.h>
 
 namespace fs = std::filesystem;
 
@@ -88,13 +87,7 @@ void SleepEvalMemo::keep(const std::string& function, long long value, const Sle
     fs::create_directories(results_.parent_path(), ec);
     // The inputs first: results without their list are never trusted.
     if (!inputs_written_) {
-        const fs::path tmp = inputs_.string() + ".tmp" + std::to_string(getpid());
-        if (!write_input_files(tmp, inputs, started_ns)) {
-            fs::remove(tmp, ec);
-            return;
-        }
-        fs::rename(tmp, inputs_, ec);
-        if (ec)
+        if (!write_input_files(inputs_, inputs, started_ns))
             return;
         inputs_written_ = true;
     }

@@ -5,9 +5,10 @@
 // reports their error; -include files are not included twice. Parse results
 // (rewrite/parse_cache.h): a second parse of the same request with the same headers parses
 // nothing; a header edited since, other text or another rule parses again; a parse that failed
-// is kept with its error (on a missing header: until the header is there); what is kept gives back every site's loop (its iopoll shape too) and the other
-// sleeps as the parse found them, another list of other sleeps parses again, and an entry that
-// lacks a loop is parsed again rather than served.
+// is kept with its error (on a missing header: until the header is there); what is kept gives back
+// every site's loop (its iopoll shape too) and the other sleeps as the parse found them, another
+// list of other sleeps parses again, and an entry that lacks a loop is parsed again rather than
+// served.
 #include "core/file_io.h"
 #include "core/json.h"
 #include "rewrite/semantic_engine.h"
