@@ -72,9 +72,10 @@ TEST_F(PatchCheckTest, MacroThePatchAddsToAHeader) {
     ASSERT_EQ(r.warnings.size(), 1u);
     EXPECT_EQ(r.warnings[0].finding.value, 7);
     EXPECT_EQ(r.warnings[0].finding.defined_at, "drivers/foo/foo.h:7");
+    // foo_poll()'s test reads the device itself: the advice is the poll fix writes.
     EXPECT_EQ(r.warnings[0].advice.replacement,
-              "usleep_range(FOO_RETRY_MS * USEC_PER_MSEC, FOO_RETRY_MS * USEC_PER_MSEC + "
-              "FOO_DELAY_RANGE)");
+              "read_poll_timeout(foo_read, val, val & 1, FOO_RETRY_MS * USEC_PER_MSEC, 300000, "
+              "false, foo, FOO_REG_STATUS)");
 }
 
 TEST_F(PatchCheckTest, MacroFromAHeaderThePatchDoesNotTouch) {
@@ -100,8 +101,8 @@ TEST_F(PatchCheckTest, Expression) {
     ASSERT_EQ(r.warnings.size(), 1u);
     EXPECT_EQ(r.warnings[0].finding.value, 6);
     EXPECT_EQ(r.warnings[0].advice.replacement,
-              "usleep_range(FOO_SETTLE_MS * 3 * USEC_PER_MSEC, FOO_SETTLE_MS * 3 * USEC_PER_MSEC "
-              "+ FOO_DELAY_RANGE)");
+              "read_poll_timeout(foo_read, val, val & 1, FOO_SETTLE_MS * 3 * USEC_PER_MSEC, "
+              "300000, false, foo, FOO_REG_STATUS)");
 }
 
 TEST_F(PatchCheckTest, LongSleepIsClean) {
