@@ -207,8 +207,53 @@ std::vector<CacheItem> list_cache(const std::string& cache_dir) {
     return items;
 }
 
+namespace {
+
+// The files of a kind kept as thousands of small entries (parse results, sleep evaluations)
+// that were last used longer ago than `older_than`, each with its companion list (same stem,
+// another suffix): an entry is used by reading its .json, whose time is then set, so entries
+// a newer ksweep build no longer asks for age out one by one while the kind as a whole is in use.
+CacheItem prune_stale_files(const Kind& kind, const fs::path& dir,
+                            std::chrono::seconds older_than, bool dry_run) {
+    CacheItem stale;
+    stale.kind = kind.name;
+    stale.path = dir;
+    const auto now = fs::file_time_type::clock::now();
+    std::vector<fs::path> old;
+    std::error_code ec;
+    for (fs::recursive_directory_iterator it(dir, ec), end; it != end; it.increment(ec))
+        if (it->path().extension() == ".json" && it->is_regular_file(ec) &&
+            now - modified(it->path()) > older_than)
+            old.push_back(it->path());
+    size_t files = 0;
+    for (const fs::path& json : old)
+        for (const char* suffix : {".json", ".inputs"}) {
+            fs::path file = json;
+            file.replace_extension(suffix);
+            const std::uintmax_t bytes = disk_bytes(file);
+            if (!fs::exists(file, ec) || (!dry_run && !fs::remove(file, ec)))
+                continue;
+            stale.bytes += bytes;
+            ++files;
+        }
+    stale.note = std::to_string(files) + " files last used before the age given";
+    return stale;
+}
+
+} // namespace
+
 PruneResult prune_cache(const std::string& cache_dir, const PruneRequest& request) {
     PruneResult result;
+    if (request.older_than)
+        for (const Kind& kind : kKinds)
+            if (kind.one_item && fs::is_directory(fs::path(cache_dir) / kind.dir)) {
+                CacheItem stale = prune_stale_files(kind, fs::path(cache_dir) / kind.dir,
+                                                    *request.older_than, request.dry_run);
+                if (stale.bytes == 0)
+                    continue;
+                result.bytes_freed += stale.bytes;
+                result.removed.push_back(std::move(stale));
+            }
     std::vector<CacheItem> items = list_cache(cache_dir);
     std::uintmax_t total = 0;
     for (const CacheItem& item : items)

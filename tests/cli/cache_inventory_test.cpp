@@ -98,6 +98,23 @@ TEST(CacheInventory, ListsEachEntryWithWhatItIsFor) {
     }));
 }
 
+// Parse results a newer build no longer asks for age out file by file while others are used.
+TEST(CacheInventory, PruneByAgeRemovesStaleParseResultsOneByOne) {
+    Cache c;
+    write_file(c.root / "parses/01/0123.inputs", "list");
+    c.last_used(c.root / "parses/01/0123.json", std::chrono::hours(24 * 40));
+    PruneRequest by_age;
+    by_age.older_than = std::chrono::hours(24 * 30);
+    const PruneResult aged = prune_cache(c.root.string(), by_age);
+    EXPECT_FALSE(fs::exists(c.root / "parses/01/0123.json"));
+    EXPECT_FALSE(fs::exists(c.root / "parses/01/0123.inputs"));
+    EXPECT_TRUE(fs::exists(c.root / "parses/02/0234.json")) << "used within the age: kept";
+    const auto parses = std::find_if(aged.removed.begin(), aged.removed.end(),
+                                     [](const CacheItem& i) { return i.kind == "parse results"; });
+    ASSERT_NE(parses, aged.removed.end());
+    EXPECT_EQ(parses->note, "2 files last used before the age given");
+}
+
 TEST(CacheInventory, PrunesByAgeThenToASizeOldestFirstNeverTheSources) {
     Cache c;
     const fs::path build = c.root / "builds/linux-6.12.7-0123456789abcdef";
