@@ -213,8 +213,8 @@ namespace {
 // that were last used longer ago than `older_than`, each with its companion list (same stem,
 // another suffix): an entry is used by reading its .json, whose time is then set, so entries
 // a newer ksweep build no longer asks for age out one by one while the kind as a whole is in use.
-CacheItem prune_stale_files(const Kind& kind, const fs::path& dir,
-                            std::chrono::seconds older_than, bool dry_run) {
+CacheItem prune_stale_files(const Kind& kind, const fs::path& dir, std::chrono::seconds older_than,
+                            bool dry_run) {
     CacheItem stale;
     stale.kind = kind.name;
     stale.path = dir;
