@@ -175,6 +175,22 @@ void write_text(const std::string& path, const std::string& text) {
 
 namespace {
 
+// Where a run's chosen branch name is held from its choice to the end of the run.
+const std::string kReserved = "refs/ksweep-reserved/";
+
+// True when this call reserved `name`; false when another run holds it.
+bool reserve_branch_name(git_repository* repo, const std::string& name) {
+    git_reference* ref = nullptr;
+    const int rc = git_reference_symbolic_create(&ref, repo, (kReserved + name).c_str(),
+                                                 ("refs/heads/" + name).c_str(), 0,
+                                                 "ksweep: branch name reserved");
+    git_reference_free(ref);
+    if (rc == GIT_EEXISTS || rc == GIT_ELOCKED)
+        return false;
+    check(rc, "git_reference_symbolic_create");
+    return true;
+}
+
 bool branch_exists(git_repository* repo, const std::string& name) {
     git_reference* raw = nullptr;
     int rc = git_branch_lookup(&raw, repo, name.c_str(), GIT_BRANCH_LOCAL);
@@ -203,8 +219,19 @@ std::string unique_branch_name(git_repository* repo, const std::string& wanted,
         bool taken = is_taken(name);
         for (size_t k = 0; k < suffixes.size() && !taken; ++k)
             taken = is_taken(name + "-" + suffixes[k]);
-        if (!taken)
+        // Reserved atomically (a ref created only if absent, under libgit2's lock file): two
+        // runs on one scratch repository that chose the same free name while neither had
+        // written its branches yet would otherwise both create them, and the second fail.
+        if (!taken && reserve_branch_name(repo, name))
             return name;
+    }
+}
+
+void release_branch_name(git_repository* repo, const std::string& name) {
+    git_reference* ref = nullptr;
+    if (git_reference_lookup(&ref, repo, (kReserved + name).c_str()) == 0) {
+        git_reference_delete(ref);
+        git_reference_free(ref);
     }
 }
 
@@ -432,6 +459,12 @@ SeriesResult write_series(const Rule& rule, const FixResult& fix, const SeriesOp
     const std::string branch = unique_branch_name(
         repo.repo.get(), wanted_branch, plan.series.size() > 1 ? names : std::vector<std::string>{},
         default_dir_used);
+    // The reservation ends with the run: by then the branches hold the name (or none was made).
+    struct Release {
+        git_repository* repo;
+        const std::string& name;
+        ~Release() { release_branch_name(repo, name); }
+    } release{repo.repo.get(), branch};
     const std::string final_out = opts.out_dir.empty() ? "patches/" + branch : opts.out_dir;
     if (!opts.plan_only)
         check_out_dir(final_out, opts.force);

@@ -73,10 +73,12 @@ struct SeriesResult {
 // been written when the output directory or identity is unusable.
 SeriesResult write_series(const Rule& rule, const FixResult& fix, const SeriesOptions& in);
 
-// `wanted`, or wanted-2, -3... when taken in `repo` or by `also_taken`; NAME-<suffix> must be
-// free too for each of `suffixes` (the branches of a sweep's series).
+// `wanted`, or wanted-2, -3... when taken in `repo`, by `also_taken` or by another run that
+// reserved it; NAME-<suffix> must be free too for each of `suffixes` (the branches of a sweep's
+// series). The name is reserved for this run until release_branch_name().
 std::string unique_branch_name(git_repository* repo, const std::string& wanted,
                                const std::vector<std::string>& suffixes = {},
                                const std::function<bool(const std::string&)>& also_taken = {});
+void release_branch_name(git_repository* repo, const std::string& name);
 
 } // namespace ksweep::series

@@ -40,10 +40,17 @@ const Finding& in_function(const ScanResult& r, const std::string& function) {
 
 class LoopShapes : public ::testing::Test {
   protected:
+    // An exception here would make gtest skip the tests (and ctest count them passed): it is
+    // kept, and every test fails with it.
     static void SetUpTestSuite() {
-        scan = new ScanResult(
-            scan_loops({"msleep_small", "short_jiffy_sleeps"}, "drivers/loops/shapes.c"));
+        try {
+            scan = new ScanResult(
+                scan_loops({"msleep_small", "short_jiffy_sleeps"}, "drivers/loops/shapes.c"));
+        } catch (const std::exception& e) {
+            setup_error = e.what();
+        }
     }
+    void SetUp() override { ASSERT_NE(scan, nullptr) << setup_error; }
     static void TearDownTestSuite() {
         delete scan;
         scan = nullptr;
@@ -52,6 +59,7 @@ class LoopShapes : public ::testing::Test {
         return in_function(*scan, function).loop;
     }
     static ScanResult* scan;
+    static inline std::string setup_error;
 };
 ScanResult* LoopShapes::scan = nullptr;
 

@@ -332,6 +332,21 @@ TEST_F(SeriesTest, TakenBranchGetsASuffixAndAForeignOutputDirIsRefused) {
     EXPECT_EQ(write_series(rule, fix, opts).series[0].branch, first.series[0].branch + "-3");
 }
 
+// Another run that chose a name and has not written its branches yet holds it: this run takes
+// the next one, and leaves no reservation of its own behind.
+TEST_F(SeriesTest, ANameAnotherRunReservedIsNotTaken) {
+    const std::string name = write_series(rule, fix, opts).series[0].branch;
+    run_git(repo, "branch -D " + name);
+    run_git(repo, "symbolic-ref refs/ksweep-reserved/" + name + " refs/heads/" + name);
+    opts.out_dir = tmp.path() + "/second";
+    EXPECT_EQ(write_series(rule, fix, opts).series[0].branch, name + "-2");
+    // Loose refs: the other run's reservation is there, this run's own is gone.
+    const std::filesystem::path reserved =
+        std::filesystem::path(repo) / ".git/refs/ksweep-reserved";
+    EXPECT_TRUE(std::filesystem::exists(reserved / name));
+    EXPECT_FALSE(std::filesystem::exists(reserved / (name + "-2")));
+}
+
 TEST_F(SeriesTest, FreedBranchNameWhoseDefaultFolderHasMailsIsSkipped) {
     // A pruned scratch branch frees its name, but patches/<name> still holds that run's mails.
     opts.out_dir.clear();
