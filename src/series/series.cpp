@@ -205,7 +205,8 @@ bool branch_exists(git_repository* repo, const std::string& name) {
 
 std::string unique_branch_name(git_repository* repo, const std::string& wanted,
                                const std::vector<std::string>& suffixes,
-                               const std::function<bool(const std::string&)>& also_taken) {
+                               const std::function<bool(const std::string&)>& also_taken,
+                               bool reserve) {
     int valid = 0;
     check(git_branch_name_is_valid(&valid, wanted.c_str()), "git_branch_name_is_valid");
     if (!valid)
@@ -222,7 +223,7 @@ std::string unique_branch_name(git_repository* repo, const std::string& wanted,
         // Reserved atomically (a ref created only if absent, under libgit2's lock file): two
         // runs on one scratch repository that chose the same free name while neither had
         // written its branches yet would otherwise both create them, and the second fail.
-        if (!taken && reserve_branch_name(repo, name))
+        if (!taken && (!reserve || reserve_branch_name(repo, name)))
             return name;
     }
 }
@@ -458,13 +459,18 @@ SeriesResult write_series(const Rule& rule, const FixResult& fix, const SeriesOp
     // One series keeps the plain branch name; several take NAME-<series>.
     const std::string branch = unique_branch_name(
         repo.repo.get(), wanted_branch, plan.series.size() > 1 ? names : std::vector<std::string>{},
-        default_dir_used);
+        default_dir_used, !opts.plan_only);
     // The reservation ends with the run: by then the branches hold the name (or none was made).
+    // A plan reserves nothing: it writes nothing.
     struct Release {
         git_repository* repo;
         const std::string& name;
-        ~Release() { release_branch_name(repo, name); }
-    } release{repo.repo.get(), branch};
+        bool held;
+        ~Release() {
+            if (held)
+                release_branch_name(repo, name);
+        }
+    } release{repo.repo.get(), branch, !opts.plan_only};
     const std::string final_out = opts.out_dir.empty() ? "patches/" + branch : opts.out_dir;
     if (!opts.plan_only)
         check_out_dir(final_out, opts.force);

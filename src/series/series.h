@@ -75,10 +75,11 @@ SeriesResult write_series(const Rule& rule, const FixResult& fix, const SeriesOp
 
 // `wanted`, or wanted-2, -3... when taken in `repo`, by `also_taken` or by another run that
 // reserved it; NAME-<suffix> must be free too for each of `suffixes` (the branches of a sweep's
-// series). The name is reserved for this run until release_branch_name().
+// series). With `reserve`, the name is held for this run until release_branch_name().
 std::string unique_branch_name(git_repository* repo, const std::string& wanted,
                                const std::vector<std::string>& suffixes = {},
-                               const std::function<bool(const std::string&)>& also_taken = {});
+                               const std::function<bool(const std::string&)>& also_taken = {},
+                               bool reserve = true);
 void release_branch_name(git_repository* repo, const std::string& name);
 
 } // namespace ksweep::series
