@@ -283,13 +283,16 @@ struct TreeSleeps::Parse {
     long long started_ns = 0;
 };
 
-// One parse the evaluator asks for: the probe's text (CONFIG_HZ set before any header) at its
-// place in the tree, and the compiler arguments of that place.
+// One parse the evaluator asks for, made once per (place, code, HZ): the probe's text
+// (CONFIG_HZ set before any header) at its place in the tree, the compiler arguments of that
+// place, the evaluations kept of it, and the parse once one is needed.
 struct TreeSleeps::Probe {
     std::string path; // tree-relative
     std::string text;
     std::vector<std::string> args;
     int hz = 0;
+    std::unique_ptr<SleepEvalMemo> memo;
+    std::unique_ptr<Parse> parse; // made on the first evaluation the memo does not hold
 
     // Everything the parse is given, as text: the memo's key.
     std::string key_text(const std::string& tree) const {
@@ -304,8 +307,7 @@ struct TreeSleeps::State {
     std::string tree, build_dir, memo_dir;
     CompileFlags flags;
     std::mutex mutex;
-    std::map<std::tuple<std::string, std::string, int>, std::unique_ptr<Parse>> parses;
-    std::map<std::tuple<std::string, std::string, int>, std::unique_ptr<SleepEvalMemo>> memos;
+    std::map<std::tuple<std::string, std::string, int>, std::unique_ptr<Probe>> probes;
     int parses_made = 0;
 
     State(std::string t, std::string b, std::string m)
@@ -334,33 +336,35 @@ SleepEval TreeSleeps::evaluate(const std::string& probe_path, const std::string&
                                const std::string& function, long long value,
                                const std::string& missing) {
     std::lock_guard lock(state_->mutex);
-    // CONFIG_HZ before any header: HZ, TICK_NSEC and every #if on them follow. The build
-    // dir's generated timeconst.h (kernel/time/timeconst.bc, guarded by KERNEL_TIMECONST_H)
-    // holds its own HZ's constants and refuses any other; jiffies.h reads them only for an HZ
-    // that does not divide 1000, and 100, 250 and 1000 all do: it is left out.
-    Probe probe{probe_path,
-                "#undef CONFIG_HZ\n#define CONFIG_HZ " + std::to_string(hz) +
-                    "\n#define KERNEL_TIMECONST_H\n" + code,
-                state_->flags.for_file(probe_path), hz};
-    std::erase(probe.args, "-ferror-limit=1");
-    const auto key = std::make_tuple(probe_path, code, hz);
-    auto& memo = state_->memos[key];
-    if (!memo)
-        memo = std::make_unique<SleepEvalMemo>(state_->memo_dir, probe.key_text(state_->tree));
-    if (auto kept = memo->find(function, value))
+    auto& probe = state_->probes[std::make_tuple(probe_path, code, hz)];
+    if (!probe) {
+        // CONFIG_HZ before any header: HZ, TICK_NSEC and every #if on them follow. The build
+        // dir's generated timeconst.h (kernel/time/timeconst.bc, guarded by
+        // KERNEL_TIMECONST_H) holds its own HZ's constants and refuses any other; jiffies.h
+        // reads them only for an HZ that does not divide 1000, and 100, 250 and 1000 all do:
+        // it is left out.
+        probe = std::make_unique<Probe>();
+        probe->path = probe_path;
+        probe->text = "#undef CONFIG_HZ\n#define CONFIG_HZ " + std::to_string(hz) +
+                      "\n#define KERNEL_TIMECONST_H\n" + code;
+        probe->args = state_->flags.for_file(probe_path);
+        std::erase(probe->args, "-ferror-limit=1");
+        probe->hz = hz;
+        probe->memo =
+            std::make_unique<SleepEvalMemo>(state_->memo_dir, probe->key_text(state_->tree));
+    }
+    if (auto kept = probe->memo->find(function, value))
         return *kept;
-    Parse& p = parse(probe);
+    Parse& p = parse(*probe);
     SleepEval out = run(p, function, value, missing);
     if (p.ast)
-        memo->keep(function, value, out, p.inputs, p.started_ns);
+        probe->memo->keep(function, value, out, p.inputs, p.started_ns);
     return out;
 }
 
-TreeSleeps::Parse& TreeSleeps::parse(const Probe& probe) {
-    auto key = std::make_tuple(probe.path, probe.text, probe.hz);
-    auto it = state_->parses.find(key);
-    if (it != state_->parses.end())
-        return *it->second;
+TreeSleeps::Parse& TreeSleeps::parse(Probe& probe) {
+    if (probe.parse)
+        return *probe.parse;
     auto parse = std::make_unique<Parse>();
     parse->started_ns = now_ns();
     ++state_->parses_made;
@@ -378,7 +382,8 @@ TreeSleeps::Parse& TreeSleeps::parse(const Probe& probe) {
             if (f->first && f->first->getName() != main) // the probe's text is in the key
                 parse->inputs.push_back(f->first->getName().str());
     }
-    return *state_->parses.emplace(key, std::move(parse)).first->second;
+    probe.parse = std::move(parse);
+    return *probe.parse;
 }
 
 SleepEval TreeSleeps::run(Parse& p, const std::string& function, long long value,

@@ -74,7 +74,7 @@ class TreeSleeps {
     struct Probe;
     SleepEval evaluate(const std::string& probe_path, const std::string& code, int hz,
                        const std::string& function, long long value, const std::string& missing);
-    Parse& parse(const Probe& probe);
+    Parse& parse(Probe& probe);
     SleepEval run(Parse& parse, const std::string& function, long long value,
                   const std::string& missing);
 
