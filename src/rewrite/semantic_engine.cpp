@@ -242,6 +242,15 @@ class ScanConsumer : public clang::ASTConsumer {
     SemanticScan& out_;
 };
 
+// An alias attribute (module_init() and MODULE_DEVICE_TABLE() of a module, __alias) makes C's
+// Sema look its target up in the translation unit, and clang then reads every declaration of the
+// precompiled preamble to build that lookup: two thirds of a driver's parse on its preamble (0.11
+// s of 0.12 s a file on 6.1's iio drivers). What it gives (the target marked used, codegen's
+// alias) is nothing a sleep's analysis reads, so the parse spells the attribute `unused` instead.
+// In a kernel's C and headers, `alias` or `__alias__` followed by `(` is only ever that attribute.
+constexpr const char* kNoAliasTargets = "#define alias(target) unused\n"
+                                        "#define __alias__(target) unused\n";
+
 class ScanAction : public clang::ASTFrontendAction {
   public:
     ScanAction(const SemanticRequest& request, SemanticScan& out, std::vector<std::string>& inputs)
@@ -250,6 +259,14 @@ class ScanAction : public clang::ASTFrontendAction {
     std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance& ci,
                                                           llvm::StringRef) override {
         return std::make_unique<ScanConsumer>(ci, request_, out_);
+    }
+
+    // The predefines are set here: loading a precompiled preamble replaces them with its own,
+    // and that happens after BeginSourceFileAction().
+    void ExecuteAction() override {
+        clang::Preprocessor& pp = getCompilerInstance().getPreprocessor();
+        pp.setPredefines(pp.getPredefines() + kNoAliasTargets);
+        ASTFrontendAction::ExecuteAction();
     }
 
     // The files the parse read (the file itself aside: its text is part of every key).
