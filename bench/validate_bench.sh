@@ -28,11 +28,11 @@ scratch=$("$ksweep" series --rule msleep_small --signoff "Bench <bench@example.o
           -o "$work/unused" "$KSWEEP_TREE_6_1" \
           drivers/char/tpm 2>/dev/null | sed -n '/commits are in the scratch repository/{n;p;q}')
 base=$(git --git-dir="$scratch" for-each-ref --format='%(objectname)' refs/ksweep/base/)
-git clone -q --shared --no-checkout "$scratch" "$work/linux"
+"$here/scripts/scratch-checkout.sh" "$scratch" "$KSWEEP_TREE_6_1" "$base" "$work/linux" \
+    drivers/char/tpm
 git -C "$work/linux" config user.name bench
 git -C "$work/linux" config user.email bench@example.org
-git -C "$work/linux" sparse-checkout set --cone drivers/char/tpm
-git -C "$work/linux" checkout -q -b historical "$base"
+git -C "$work/linux" checkout -q -b historical
 f=$work/linux/drivers/char/tpm/tpm_i2c_nuvoton.c
 bash "$here/tests/historical/nuvoton_pre_v4_12.sh" "$f" "$f"
 git -C "$work/linux" commit -q -am "tpm: tpm_i2c_nuvoton: back to msleep() as before v4.12"

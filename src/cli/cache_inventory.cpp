@@ -2,8 +2,8 @@
 
 #include "core/file_io.h"
 #include "core/file_lock.h"
-#include "core/process.h"
 #include "git/git_handle.h"
+#include "git/pack_writer.h"
 #include "kbuild/build_source.h"
 #include "kbuild/kernel_tree.h"
 #include "kbuild/prepared_build.h"
@@ -297,11 +297,15 @@ PruneResult prune_cache(const std::string& cache_dir, const PruneRequest& reques
         FileLock lock(repo->path.string() + ".lock", /*wait=*/false);
         if (!lock.held())
             continue;
-        CommandResult repack =
-            run_command({"git", "--git-dir=" + repo->path.string(), "repack", "-a", "-d", "-q"}, "",
-                        std::chrono::seconds(1800));
-        if (repack.status != 0) {
-            result.skipped.push_back(repo->path.string() + ": git repack failed: " + repack.output);
+        try {
+            git::LibGit2 libgit2;
+            git_repository* raw = nullptr;
+            git::check(git_repository_open_bare(&raw, repo->path.c_str()),
+                       "git_repository_open_bare");
+            git::Repository opened(raw);
+            git::repack(opened.get());
+        } catch (const std::exception& e) {
+            result.skipped.push_back(repo->path.string() + ": repack failed: " + e.what());
             continue;
         }
         const std::uintmax_t after = disk_bytes(repo->path);

@@ -2,6 +2,17 @@
 
 namespace ksweep::git {
 
+// A partial clone (`git clone --filter=blob:none`, or validate's checkout of a scratch
+// repository) reads like any repository for what ksweep does: the blobs it lacks belong to files
+// nobody checked out, which ksweep never reads. `git sparse-checkout` turns on per-worktree
+// configuration, which holds its own settings; ksweep reads none of them. libgit2 refuses to
+// open a repository with either extension unless told so.
+LibGit2::LibGit2() {
+    git_libgit2_init();
+    const char* extensions[] = {"partialclone", "worktreeconfig"};
+    git_libgit2_opts(GIT_OPT_SET_EXTENSIONS, extensions, std::size(extensions));
+}
+
 int check(int rc, const char* what) {
     if (rc >= 0)
         return rc;

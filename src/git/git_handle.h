@@ -21,7 +21,7 @@ int check(int rc, const char* what);
 // Keeps libgit2 initialised for as long as one of these lives.
 class LibGit2 {
   public:
-    LibGit2() { git_libgit2_init(); }
+    LibGit2();
     ~LibGit2() { git_libgit2_shutdown(); }
     LibGit2(const LibGit2&) = delete;
     LibGit2& operator=(const LibGit2&) = delete;

@@ -4,6 +4,7 @@
 #include "git/git_handle.h"
 
 #include <filesystem>
+#include <functional>
 #include <git2/sys/mempack.h>
 #include <git2/sys/odb_backend.h>
 #include <set>
@@ -139,28 +140,23 @@ PackedWrites::~PackedWrites() {
     git_mempack_reset(memory_); // what was not flushed is dropped, never half written
 }
 
-size_t PackedWrites::flush(const std::vector<git_oid>& commits) {
-    // What is on disk, without the memory in front: the repository's objects directory (and
-    // its alternates).
-    git_odb* raw = nullptr;
-    check(git_odb_open(&raw, (std::string(git_repository_path(repo_)) + "objects").c_str()),
-          "git_odb_open");
-    GitPtr<git_odb, git_odb_free> on_disk(raw);
-    check(git_repository_odb(&raw, repo_), "git_repository_odb");
-    GitPtr<git_odb, git_odb_free> all(raw);
+namespace {
 
-    // A tree on disk has all it holds on disk too (every pack ksweep writes is complete), so
-    // the walk stops there.
-    std::vector<git_oid> todo = commits, order;
+// The objects reachable from `tips` that `all` holds, each once, tips first; the walk does not
+// enter an object `stop` accepts. A blob `all` lacks is a scratch base's file no run needed yet
+// (base_blobs.h): it is left out, not an error.
+std::vector<git_oid> reachable(git_repository* repo, git_odb* all, std::vector<git_oid> todo,
+                               const std::function<bool(const git_oid&)>& stop) {
+    std::vector<git_oid> order;
     std::set<std::string> seen;
     while (!todo.empty()) {
         const git_oid id = todo.back();
         todo.pop_back();
-        if (!seen.insert(oid_hex(id)).second || git_odb_exists(on_disk.get(), &id))
+        if (!seen.insert(oid_hex(id)).second || stop(id))
             continue;
         order.push_back(id);
         git_object* obj = nullptr;
-        check(git_object_lookup(&obj, repo_, &id, GIT_OBJECT_ANY), "git_object_lookup");
+        check(git_object_lookup(&obj, repo, &id, GIT_OBJECT_ANY), "git_object_lookup");
         Object owned(obj);
         if (git_object_type(obj) == GIT_OBJECT_COMMIT) {
             const auto* c = reinterpret_cast<const git_commit*>(obj);
@@ -171,25 +167,29 @@ size_t PackedWrites::flush(const std::vector<git_oid>& commits) {
             const auto* t = reinterpret_cast<const git_tree*>(obj);
             for (size_t i = 0; i < git_tree_entrycount(t); ++i) {
                 const git_tree_entry* e = git_tree_entry_byindex(t, i);
-                if (git_tree_entry_type(e) != GIT_OBJECT_COMMIT) // a submodule's: not ours
-                    todo.push_back(*git_tree_entry_id(e));
+                if (git_tree_entry_type(e) == GIT_OBJECT_COMMIT) // a submodule's: not ours
+                    continue;
+                if (git_tree_entry_type(e) == GIT_OBJECT_BLOB &&
+                    !git_odb_exists(all, git_tree_entry_id(e)))
+                    continue;
+                todo.push_back(*git_tree_entry_id(e));
             }
+        } else if (git_object_type(obj) == GIT_OBJECT_TAG) {
+            todo.push_back(*git_tag_target_id(reinterpret_cast<const git_tag*>(obj)));
         }
     }
-    if (!order.empty()) {
-        const std::set<fs::path> before = packs_in(repo_);
-        write_objects(all.get(), order);
-        for (const fs::path& made : packs_in(repo_))
-            if (!before.count(made))
-                packs_.push_back(made);
-        written_.insert(written_.end(), order.begin(), order.end());
-    }
-    check(git_mempack_reset(memory_), "git_mempack_reset");
-    return order.size();
+    return order;
 }
 
-void PackedWrites::write_objects(git_odb* odb, const std::vector<git_oid>& ids) {
-    PackWriter pack(repo_, ids.size());
+GitPtr<git_odb, git_odb_free> repository_odb(git_repository* repo) {
+    git_odb* raw = nullptr;
+    check(git_repository_odb(&raw, repo), "git_repository_odb");
+    return GitPtr<git_odb, git_odb_free>(raw);
+}
+
+// Writes `ids` (read from `odb`) into `repo` as one pack.
+void write_pack_of(git_repository* repo, git_odb* odb, const std::vector<git_oid>& ids) {
+    PackWriter pack(repo, ids.size());
     for (const git_oid& id : ids) {
         git_odb_object* raw_object = nullptr;
         check(git_odb_read(&raw_object, odb, &id), "git_odb_read");
@@ -202,21 +202,82 @@ void PackedWrites::write_objects(git_odb* odb, const std::vector<git_oid>& ids) 
     pack.commit();
 }
 
+void remove_pack(const fs::path& pack) {
+    std::error_code ec;
+    for (const char* ext : {".idx", ".rev", ".pack"})
+        fs::remove(fs::path(pack).replace_extension(ext), ec);
+}
+
+} // namespace
+
+size_t PackedWrites::flush(const std::vector<git_oid>& tips) {
+    // What is on disk, without the memory in front: the repository's objects directory (and
+    // its alternates).
+    git_odb* raw = nullptr;
+    check(git_odb_open(&raw, (std::string(git_repository_path(repo_)) + "objects").c_str()),
+          "git_odb_open");
+    GitPtr<git_odb, git_odb_free> on_disk(raw);
+    GitPtr<git_odb, git_odb_free> all = repository_odb(repo_);
+
+    // A tree on disk has all it holds on disk too (every pack ksweep writes is complete, bar
+    // the blobs a scratch base leaves out), so the walk stops there.
+    const std::vector<git_oid> order = reachable(repo_, all.get(), tips, [&](const git_oid& id) {
+        return git_odb_exists(on_disk.get(), &id) != 0;
+    });
+    if (!order.empty()) {
+        const std::set<fs::path> before = packs_in(repo_);
+        write_pack_of(repo_, all.get(), order);
+        for (const fs::path& made : packs_in(repo_))
+            if (!before.count(made))
+                packs_.push_back(made);
+        written_.insert(written_.end(), order.begin(), order.end());
+    }
+    check(git_mempack_reset(memory_), "git_mempack_reset");
+    return order.size();
+}
+
 size_t PackedWrites::consolidate() {
     if (packs_.size() < 2)
         return 0;
-    git_odb* raw = nullptr;
-    check(git_repository_odb(&raw, repo_), "git_repository_odb");
-    GitPtr<git_odb, git_odb_free> odb(raw);
-    write_objects(odb.get(), written_);
+    GitPtr<git_odb, git_odb_free> odb = repository_odb(repo_);
+    write_pack_of(repo_, odb.get(), written_);
     // The objects are in the new pack before the small ones go: a reader never misses one.
-    std::error_code ec;
     for (const fs::path& pack : packs_)
-        for (const char* ext : {".idx", ".rev", ".pack"})
-            fs::remove(fs::path(pack).replace_extension(ext), ec);
+        remove_pack(pack);
     const size_t merged = packs_.size();
     packs_.clear();
     return merged;
+}
+
+size_t repack(git_repository* repo) {
+    // Only the packs there now go: one a concurrent run writes meanwhile stays.
+    const std::set<fs::path> before = packs_in(repo);
+    std::vector<git_oid> tips;
+    git_reference_iterator* raw_it = nullptr;
+    check(git_reference_iterator_new(&raw_it, repo), "git_reference_iterator_new");
+    GitPtr<git_reference_iterator, git_reference_iterator_free> it(raw_it);
+    for (git_reference* raw_ref = nullptr; git_reference_next(&raw_ref, it.get()) == 0;) {
+        Reference ref(raw_ref);
+        git_reference* raw_resolved = nullptr;
+        if (git_reference_resolve(&raw_resolved, ref.get()) == 0) {
+            Reference resolved(raw_resolved);
+            if (const git_oid* id = git_reference_target(resolved.get()))
+                tips.push_back(*id);
+        }
+    }
+    GitPtr<git_odb, git_odb_free> odb = repository_odb(repo);
+    const std::vector<git_oid> kept =
+        reachable(repo, odb.get(), tips, [](const git_oid&) { return false; });
+    write_pack_of(repo, odb.get(), kept);
+    // The new pack is in place before the old ones and the loose objects go.
+    for (const fs::path& pack : before)
+        remove_pack(pack);
+    std::error_code ec;
+    for (const auto& e :
+         fs::directory_iterator(fs::path(git_repository_path(repo)) / "objects", ec))
+        if (e.is_directory() && e.path().filename().string().size() == 2)
+            fs::remove_all(e.path(), ec);
+    return kept.size();
 }
 
 } // namespace ksweep::git

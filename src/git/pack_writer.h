@@ -52,23 +52,27 @@ class PackedWrites {
     PackedWrites(const PackedWrites&) = delete;
     PackedWrites& operator=(const PackedWrites&) = delete;
 
-    // Writes every object reachable from `commits` that the repository does not hold on disk
-    // yet as one pack (nothing when there is none), then empties the memory. Call it before a
-    // reference names one of them: a reference must never name an object only in memory.
-    // Returns how many objects were written.
-    size_t flush(const std::vector<git_oid>& commits);
+    // Writes every object reachable from `tips` (commits, or blobs to keep) that the
+    // repository does not hold on disk yet as one pack (nothing when there is none), then
+    // empties the memory. Call it before a reference names one of them: a reference must never
+    // name an object only in memory. Returns how many objects were written.
+    size_t flush(const std::vector<git_oid>& tips);
 
     // The packs the flushes wrote, as one: the new pack is written before the small ones are
     // removed. Returns how many were merged (0 for fewer than two).
     size_t consolidate();
 
   private:
-    void write_objects(git_odb* odb, const std::vector<git_oid>& ids);
-
     git_repository* repo_;
     git_odb_backend* memory_; // owned by the repository's object database once added
     std::vector<git_oid> written_;
     std::vector<std::filesystem::path> packs_;
 };
+
+// Every object the repository's references reach (and it holds), written as one pack; the packs
+// and loose objects there before are removed once it is in place, so what no reference reaches
+// any more goes. What `git repack -a -d` does, but for a repository whose base leaves out
+// content (base_blobs.h), which git would refuse as corrupt. Returns how many objects it kept.
+size_t repack(git_repository* repo);
 
 } // namespace ksweep::git

@@ -76,9 +76,9 @@ std::string base_commit_bytes(const git_oid& tree) {
            "series.\n";
 }
 
-// Writes the snapshot of `content` as one pack: the blobs the repository lacks (read again and
-// checked against the ids the content key was made of), the trees and the commit. Returns the
-// commit.
+// Writes the snapshot of `content` as one pack: every tree, the commit and the top-level files'
+// blobs the repository lacks (read again and checked against the ids the content key was made
+// of). Returns the commit.
 git_oid write_snapshot(git_repository* repo, const std::string& tree, const TreeContent& content,
                        ScratchStats* stats, const std::function<void(size_t)>& progress) {
     SnapshotDir root;
@@ -103,9 +103,11 @@ git_oid write_snapshot(git_repository* repo, const std::string& tree, const Tree
     git_odb* raw = nullptr;
     check(git_repository_odb(&raw, repo), "git_repository_odb");
     GitPtr<git_odb, git_odb_free> odb(raw);
+    // Of the files, only the top-level ones (Makefile, MAINTAINERS: what reading the base for
+    // its version needs); the rest are written when needed (base_blobs.h).
     std::vector<const TreeFile*> blobs;
     for (const TreeFile& f : content.files)
-        if (!git_odb_exists(odb.get(), &f.id))
+        if (f.path.find('/') == std::string::npos && !git_odb_exists(odb.get(), &f.id))
             blobs.push_back(&f);
     std::sort(blobs.begin(), blobs.end(), [](const TreeFile* a, const TreeFile* b) {
         return std::memcmp(a->id.id, b->id.id, GIT_OID_RAWSZ) < 0;
@@ -174,7 +176,7 @@ SeriesRepo open_scratch(const std::string& tree, const std::string& cache_dir, S
     FileSelection everything;
     everything.all = true;
     const TreeContent content = tree_content(tree, everything, cache_dir);
-    const std::string key = content_key(content, "ksweep scratch base v2").substr(0, 40);
+    const std::string key = content_key(content, "ksweep scratch base v3").substr(0, 40);
     SeriesRepo out;
     out.git_dir = cache_dir + "/scratch/tree-" + key.substr(0, 16);
     fs::create_directories(out.git_dir);

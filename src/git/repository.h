@@ -6,7 +6,9 @@
 // file by file: Debian's linux-source tree has a .gitignore that ignores everything, so git add
 // semantics would lose it). The repository is keyed by the tree's content (tree_content.h:
 // every file's path, mode and blob id, memoised), never its path: every copy of the same files
-// shares it, and a changed tree gets another. Its objects are written as packs (pack_writer.h).
+// shares it, and a changed tree gets another. Its objects are written as packs (pack_writer.h);
+// its base holds every tree but only the top-level files' content, the rest being written when
+// a run needs it (base_blobs.h).
 #pragma once
 
 #include "git/git_handle.h"

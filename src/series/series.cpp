@@ -3,6 +3,7 @@
 #include "core/cache_dir.h"
 #include "core/sha256.h"
 #include "core/shared_paths.h"
+#include "git/base_blobs.h"
 #include "git/git_handle.h"
 #include "git/pack_writer.h"
 #include "git/repository.h"
@@ -374,13 +375,18 @@ SeriesResult write_series(const Rule& rule, const FixResult& fix, const SeriesOp
     // the tree moved on): committing the fixed text would send those too.
     Commit base = lookup_commit(repo.repo.get(), repo.base);
     Tree base_tree = commit_tree(base.get());
+    // By blob id: a scratch base holds the ids of its files, not yet their content.
     std::vector<const FileFix*> usable;
     for (const auto& f : fix.files) {
-        std::string committed;
         std::string why;
-        if (!read_blob_at(repo.repo.get(), base_tree.get(), repo.tree_prefix + f.file, &committed))
+        git_tree_entry* raw_entry = nullptr;
+        if (git_tree_entry_bypath(&raw_entry, base_tree.get(),
+                                  (repo.tree_prefix + f.file).c_str()) != 0)
             why = "not in the base commit; left out";
-        else if (committed != f.original)
+        else if (TreeEntry entry(raw_entry); git_tree_entry_type(entry.get()) != GIT_OBJECT_BLOB)
+            why = "not a file in the base commit; left out";
+        else if (const git_oid id = blob_id(f.original);
+                 !git_oid_equal(&id, git_tree_entry_id(entry.get())))
             why = "differs from the base commit (uncommitted changes?); left out";
         else
             usable.push_back(&f);
@@ -536,10 +542,20 @@ SeriesResult write_series(const Rule& rule, const FixResult& fix, const SeriesOp
                                   subjects[i] + "\n\n" + members[i]->body, sig.get());
             commits.push_back(parent);
         }
+        // The diffs read the files as they were, which a scratch base may not hold yet
+        // (base_blobs.h): they go into the series' pack with its commits.
+        std::vector<git_oid> kept = commits;
+        if (repo.owned)
+            for (const auto* member : members)
+                for (const FileFix* f : member->files) {
+                    check(git_blob_create_from_buffer(&kept.emplace_back(), repo.repo.get(),
+                                                      f->original.data(), f->original.size()),
+                          "git_blob_create_from_buffer");
+                }
         // The series' objects on disk first, then its branch: a concurrent run sees the name
         // taken as soon as it can (its own name was chosen before it wrote anything).
         const auto packing = std::chrono::steady_clock::now();
-        packed.flush(commits);
+        packed.flush(kept);
         result.pack_seconds += seconds_since(packing);
         git_reference* ref = nullptr;
         Commit tip = lookup_commit(repo.repo.get(), commits.back());

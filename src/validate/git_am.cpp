@@ -33,6 +33,13 @@ ScratchCheckout::ScratchCheckout(const std::string& repository, const std::strin
     git({"config", "user.email", "ksweep@localhost"});
     git({"config", "commit.gpgsign", "false"});
     git({"config", "core.hooksPath", "/dev/null"});
+    // The scratch repository of a tree outside git holds few of its files' content
+    // (git/base_blobs.h; validate writes what this checkout needs first). As a partial clone,
+    // git lets the files the sparse checkout leaves out be missing (it never reads them), where
+    // it would otherwise refuse to write a commit's tree.
+    git({"config", "core.repositoryformatversion", "1"});
+    git({"config", "extensions.partialClone", "origin"});
+    git({"config", "remote.origin.promisor", "true"});
     set_sparse();
     CommandResult checkout =
         run_command({"git", "-C", dir_, "checkout", "--quiet", "--detach", base}, "", kGitTimeout);

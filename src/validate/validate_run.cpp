@@ -5,6 +5,7 @@
 #include "core/process.h"
 #include "core/sha256.h"
 #include "core/shared_paths.h"
+#include "git/base_blobs.h"
 #include "git/repository.h"
 #include "guest/guest_benchmark.h"
 #include "kbuild/kernel_tree.h"
@@ -153,12 +154,17 @@ class SeriesValidator {
     // Opens the LAVA export or reads the LAVA results when asked; false (with report_.errors)
     // when they cannot be used.
     bool set_up_lava(const Series& series);
+    // A scratch repository's base holds few of its files (git/base_blobs.h): those a checkout
+    // of `dirs` (and of the files directly in `file_dirs`) needs are written from the tree.
+    void complete_base(const std::vector<std::string>& dirs,
+                       const std::vector<std::string>& file_dirs) const;
 
     const ValidateOptions& options_;
     ValidationReport& report_;
     std::string work_dir_, cache_dir_;
     KernelConfig config_;
     std::unique_ptr<ScratchCheckout> checkout_;
+    std::string scratch_repository_; // the scratch repository of a tree outside git, else ""
     std::optional<LavaExport> lava_export_;
     std::optional<LavaResults> lava_results_;
     LavaBootKey lava_series_;                         // version, series and HZ of every job
@@ -192,6 +198,8 @@ void SeriesValidator::run() {
         git::LibGit2 libgit2; // declared first: outlives the repository handle below
         git::SeriesRepo repo = git::open_series_repo(options_.tree, cache_dir_);
         repository = repo.git_dir;
+        if (repo.owned)
+            scratch_repository_ = repo.git_dir;
         report_.base_commit =
             series.base_commit.empty() ? git::oid_hex(repo.base) : series.base_commit;
     } catch (const std::exception& e) {
@@ -210,6 +218,7 @@ void SeriesValidator::run() {
     try {
         progress("checking out " + report_.base_commit.substr(0, 12) + " (sparse) for git am");
         SparseSet sparse = sparse_set_for(series);
+        complete_base(sparse.dirs, sparse.file_dirs);
         checkout_ = std::make_unique<ScratchCheckout>(repository, report_.base_commit, sparse.dirs,
                                                       sparse.file_dirs,
                                                       (fs::path(work_dir_) / "checkout").string());
@@ -263,6 +272,21 @@ bool SeriesValidator::set_up_lava(const Series& series) {
     return true;
 }
 
+void SeriesValidator::complete_base(const std::vector<std::string>& dirs,
+                                    const std::vector<std::string>& file_dirs) const {
+    if (scratch_repository_.empty())
+        return;
+    git::LibGit2 libgit2;
+    git_repository* raw = nullptr;
+    git::check(git_repository_open_bare(&raw, scratch_repository_.c_str()),
+               "git_repository_open_bare");
+    git::Repository repo(raw);
+    git_oid base;
+    if (git_oid_fromstr(&base, report_.base_commit.c_str()) != 0)
+        throw git::GitError("base commit '" + report_.base_commit + "' is not a full commit id");
+    git::fill_base_blobs(repo.get(), base, options_.tree, dirs, file_dirs);
+}
+
 void SeriesValidator::validate_patch(const SeriesPatch& patch, PatchResult& result) {
     for (int l = 1; l <= 4; ++l)
         result.levels[l - 1].status =
@@ -278,6 +302,11 @@ void SeriesValidator::validate_patch(const SeriesPatch& patch, PatchResult& resu
         std::vector<std::string> dirs;
         for (const auto& m : modules)
             dirs.push_back(m.directory);
+        try {
+            complete_base(dirs, {});
+        } catch (const std::exception& e) {
+            report_.errors.push_back(e.what());
+        }
         checkout_->include(dirs);
         for (const auto& m : modules)
             snaps.baseline.push_back(snapshot_module(checkout_->dir(), m));

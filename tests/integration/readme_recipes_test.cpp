@@ -109,15 +109,12 @@ class ReadmeRecipes : public ::testing::Test {
         // A sparse checkout of what these recipes read: kbuild's top files, the headers, the
         // TPM drivers, the tree's sleep API and timers document; the build dir is Debian's
         // headers of the same version, as for the whole tree.
-        if (run("git clone -q --shared --no-checkout " + quote(scratch) + " " + quote(checkout))
-                .status != 0) {
-            setup_error = "cannot clone " + scratch;
-            return;
-        }
+        ksweep::test::scratch_checkout(scratch, tree, base,
+                                       {"drivers/char/tpm", "include", "arch/x86", "scripts",
+                                        "kernel/time", "Documentation/timers"},
+                                       checkout);
         run_git(checkout, "config user.name 'CI Bot'");
         run_git(checkout, "config user.email ci@example.org");
-        run_git(checkout, "sparse-checkout set --cone drivers/char/tpm include arch/x86 scripts "
-                          "kernel/time Documentation/timers");
         run_git(checkout, "update-ref refs/remotes/origin/master " + base);
         run_git(checkout, "checkout -q -b master " + base);
         run_git(checkout, "checkout -q -b work");

@@ -91,15 +91,11 @@ void expect_checkpatch_clean(const std::string& tree, const Mail& m) {
         << r.output;
 }
 
-// A sparse clone of `repo` at `commit` with drivers/char/tpm checked out, for git am.
-std::string sparse_clone(const std::string& repo, const std::string& commit,
-                         const std::string& into) {
-    EXPECT_EQ(run("git clone -q --shared --no-checkout " + quote(repo) + " " + quote(into)).status,
-              0);
-    run_git(into, "config user.name 'Test Maintainer'");
-    run_git(into, "config user.email test@example.org");
-    run_git(into, "sparse-checkout set --cone drivers/char/tpm include/linux");
-    run_git(into, "checkout -q --detach " + commit);
+// A sparse clone of the scratch repository of `tree` at `commit` with drivers/char/tpm checked
+// out, for git am.
+std::string sparse_clone(const std::string& repo, const std::string& tree,
+                         const std::string& commit, const std::string& into) {
+    scratch_checkout(repo, tree, commit, {"drivers/char/tpm", "include/linux"}, into);
     return into;
 }
 
@@ -174,7 +170,7 @@ TEST_F(SeriesOnLinux61, TpmSeriesAppliesPassesCheckpatchAndGoesToTheMaintainers)
         std::regex_search(mails.front().text, m, std::regex("\nbase-commit: ([0-9a-f]{40})\n")));
     std::string base = m[1];
 
-    std::string clone = sparse_clone(scratch, base, tmp.path() + "/clone");
+    std::string clone = sparse_clone(scratch, tree, base, tmp.path() + "/clone");
     std::set<std::string> union_all;
     for (size_t i = cover ? 1 : 0; i < mails.size(); ++i) {
         const Mail& mail = mails[i];
@@ -244,7 +240,7 @@ TEST_F(SeriesOnLinux61, HistoricalNuvotonSeriesAppliesAndPassesCheckpatch) {
                                             "refs/ksweep/base/")
                                             .output);
     ASSERT_EQ(snapshot.size(), 40u) << snapshot;
-    std::string clone = sparse_clone(scratch, snapshot, tmp.path() + "/linux");
+    std::string clone = sparse_clone(scratch, tree, snapshot, tmp.path() + "/linux");
     run_git(clone, "checkout -q -b work");
     std::string file = clone + "/drivers/char/tpm/tpm_i2c_nuvoton.c";
     ASSERT_EQ(run("bash " +
@@ -326,13 +322,7 @@ TEST_F(SweepOnLinux61, EveryPatchIsCheckpatchStrictCleanAndApplies) {
         ASSERT_TRUE(std::regex_search(last, m, std::regex("\nbase-commit: ([0-9a-f]{40})\n")))
             << dir;
         std::string clone = tmp.path() + "/" + fs::path(dir).filename().string();
-        ASSERT_EQ(run("git clone -q --shared --no-checkout " + quote(scratch) + " " + quote(clone))
-                      .status,
-                  0);
-        run_git(clone, "config user.name 'Test Maintainer'");
-        run_git(clone, "config user.email test@example.org");
-        run_git(clone, "sparse-checkout set --cone drivers/iio drivers/input");
-        run_git(clone, "checkout -q --detach " + m[1].str());
+        scratch_checkout(scratch, tree, m[1].str(), {"drivers/iio", "drivers/input"}, clone);
         for (const auto& mail : mails) {
             if (mail.files.empty())
                 continue; // the cover letter

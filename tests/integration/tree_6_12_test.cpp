@@ -197,11 +197,8 @@ TEST_F(Tree612, SeriesOnASparseCheckoutParsesWithTheFullTreesBuildDir) {
             .output);
     ASSERT_EQ(base.size(), 40u) << base;
     std::string clone = dir.path() + "/linux";
-    ASSERT_EQ(
-        run("git clone -q --shared --no-checkout " + quote(scratch) + " " + quote(clone)).status,
-        0);
-    ksweep::test::run_git(clone, "sparse-checkout set --cone drivers/char/tpm");
-    ksweep::test::run_git(clone, "checkout -q -b sparse " + base);
+    ksweep::test::scratch_checkout(scratch, tree_, base, {"drivers/char/tpm"}, clone);
+    ksweep::test::run_git(clone, "checkout -q -b sparse");
     ASSERT_FALSE(fs::exists(clone + "/include"));
 
     auto series = run(std::string(KSWEEP_BINARY) + " series --signoff 'T <t@example.org>' -o " +

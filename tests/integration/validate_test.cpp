@@ -306,13 +306,10 @@ class HistoricalNuvoton : public ValidateOnLinux61 {
                                             .output);
         ASSERT_EQ(base.size(), 40u) << base;
         clone = tmp.path() + "/linux";
-        ASSERT_EQ(run("git clone -q --shared --no-checkout " + quote(scratch) + " " + quote(clone))
-                      .status,
-                  0);
+        scratch_checkout(scratch, tree, base, {"drivers/char/tpm"}, clone);
         run_git(clone, "config user.name T");
         run_git(clone, "config user.email t@example.org");
-        run_git(clone, "sparse-checkout set --cone drivers/char/tpm");
-        run_git(clone, "checkout -q -b historical " + base);
+        run_git(clone, "checkout -q -b historical");
         std::string file = clone + "/drivers/char/tpm/tpm_i2c_nuvoton.c";
         ASSERT_EQ(
             run("bash " +

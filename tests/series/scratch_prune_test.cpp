@@ -196,6 +196,15 @@ size_t loose_objects(const std::string& git_dir) {
     return n;
 }
 
+// What `git fsck --strict` finds wrong in a scratch repository beyond the base's files that no
+// run needed (missing blobs, by design: src/git/base_blobs.h).
+std::string fsck_problems(const std::string& git_dir) {
+    return run("git --git-dir=" + quote(git_dir) + " fsck --strict --no-dangling 2>&1 | " +
+               "grep -v -e '^missing blob ' -e '^broken link from  *tree ' -e '^  *to  *blob ' " +
+               "-e '^notice: HEAD points to an unborn branch'")
+        .output;
+}
+
 size_t packs(const std::string& git_dir) {
     size_t n = 0;
     for (const auto& e : std::filesystem::directory_iterator(git_dir + "/objects/pack"))
@@ -216,8 +225,7 @@ TEST_F(ScratchPruneTest, KeyedByContentAndWrittenAsPacks) {
     EXPECT_EQ(loose_objects(r.repository), 0u);
     EXPECT_EQ(packs(r.repository), 2u); // the base, then the run's commits
     const std::string gd = "git --git-dir=" + quote(r.repository) + " ";
-    EXPECT_EQ(run(gd + "fsck --strict --no-dangling").status, 0)
-        << run(gd + "fsck --strict").output;
+    EXPECT_EQ(fsck_problems(r.repository), "");
     EXPECT_EQ(run(gd + "show " + r.series[0].base + ":drivers/misc/foo.c").output,
               foo_fix().files[0].original);
     EXPECT_EQ(run(gd + "show " + r.series[0].branch + ":drivers/misc/foo.c").output,
@@ -239,17 +247,17 @@ TEST_F(ScratchPruneTest, KeyedByContentAndWrittenAsPacks) {
     EXPECT_EQ(shared.repository, r.repository);
     EXPECT_EQ(shared.series[0].base, r.series[0].base);
     EXPECT_EQ(loose_objects(r.repository), 0u);
-    EXPECT_EQ(run(gd + "fsck --strict --no-dangling").status, 0);
+    EXPECT_EQ(fsck_problems(r.repository), "");
 
     // Another file in it: another content, another repository.
     write_file(copy + "/drivers/misc/bar.c", "int bar;\n");
     opts.out_dir = tmp.path() + "/out-edited";
     SeriesResult edited = write_series(rule, foo_fix(), opts);
     EXPECT_NE(edited.repository, r.repository);
-    EXPECT_EQ(run("git --git-dir=" + quote(edited.repository) + " show " + edited.series[0].base +
-                  ":drivers/misc/bar.c")
+    EXPECT_EQ(run("git --git-dir=" + quote(edited.repository) + " rev-parse " +
+                  edited.series[0].base + ":drivers/misc/bar.c")
                   .output,
-              "int bar;\n");
+              run("git hash-object " + quote(copy + "/drivers/misc/bar.c")).output);
 }
 
 } // namespace

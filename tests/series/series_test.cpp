@@ -1,6 +1,9 @@
 // write_series on a small kernel-like repository, with hand-built fix results: the user's
 // checkout is untouched, mails equal git format-patch for the commits made, the cover letter
 // has git's layout, names and prefixes follow the rules.
+#include "git/base_blobs.h"
+#include "git/git_handle.h"
+#include "git/pack_writer.h"
 #include "series/report.h"
 #include "series/series.h"
 #include "test_repo.h"
@@ -396,14 +399,77 @@ TEST_F(SeriesTest, TreeOutsideGitGetsACachedScratchRepository) {
     EXPECT_FALSE(std::filesystem::exists(plain + "/.git"));
     EXPECT_EQ(run("cd " + quote(plain) + " && find . | sort").output, listing);
     std::string gd = "git --git-dir=" + quote(r.repository) + " ";
-    // The base holds every file, ignored or not; subjects come from MAINTAINERS and paths.
-    EXPECT_EQ(run(gd + "show " + r.series[0].base + ":drivers/char/tpm/README").output, "notes\n");
+    // The base records every file, ignored or not, as git would: its tree is the one git
+    // writes for the same files.
+    const std::string other = "git --git-dir=" + quote(tmp.path() + "/other.git") + " ";
+    run(other + "init -q --bare && " + other + "--work-tree=" + quote(plain) + " add -A -f");
+    EXPECT_EQ(run(gd + "rev-parse " + r.series[0].base + "^{tree}").output,
+              run(other + "write-tree").output);
+    // Of their content it holds the top-level files and the ones the series changed, as they
+    // were; not the others (base_blobs.h).
+    EXPECT_EQ(run(gd + "show " + r.series[0].base + ":MAINTAINERS").output, kMaintainers);
+    EXPECT_EQ(run(gd + "show " + r.series[0].base + ":drivers/char/tpm/tpm_nsc.c").output,
+              driver("tpm_nsc", 10));
+    EXPECT_NE(run(gd + "cat-file -e " + r.series[0].base + ":drivers/char/tpm/README").status, 0);
+    // Subjects come from MAINTAINERS and paths.
     EXPECT_EQ(r.series[0].subjects[2].rfind("tpm: tpm_nsc: ", 0), 0u) << r.series[0].subjects[2];
     EXPECT_EQ(r.series[0].subjects[0].rfind("tpm: Use ", 0), 0u) << r.series[0].subjects[0];
     // A second run reuses the cached base.
     opts.force = true;
     SeriesResult again = write_series(rule, fix, opts);
     EXPECT_EQ(again.series[0].base, r.series[0].base);
+}
+
+TEST_F(SeriesTest, AScratchBaseIsCompletedFromTheTreeAndRepackedWithoutWhatNoRefReaches) {
+    std::string plain = tmp.path() + "/plain";
+    run("cp -a " + quote(repo) + " " + quote(plain) + " && rm -rf " + quote(plain + "/.git"));
+    write_file(plain + "/drivers/misc/notes.txt", "elsewhere\n");
+    opts.tree = plain;
+    opts.signoff = "Test Maintainer <test@example.org>";
+    SeriesResult r = write_series(rule, fix, opts);
+    ASSERT_TRUE(r.scratch);
+    const std::string gd = "git --git-dir=" + quote(r.repository) + " ";
+    const std::string readme = r.series[0].base + ":drivers/char/tpm/README";
+    ASSERT_NE(run(gd + "cat-file -e " + readme).status, 0);
+
+    git::LibGit2 libgit2;
+    git_repository* raw = nullptr;
+    ASSERT_EQ(git_repository_open_bare(&raw, r.repository.c_str()), 0);
+    git::Repository scratch(raw);
+    git_oid base;
+    ASSERT_EQ(git_oid_fromstr(&base, r.series[0].base.c_str()), 0);
+    // A file on disk that is not the one the base records is refused, and nothing written.
+    write_file(plain + "/drivers/char/tpm/README", "edited\n");
+    EXPECT_THROW(git::fill_base_blobs(scratch.get(), base, plain, {"drivers/char/tpm"}, {}),
+                 git::GitError);
+    EXPECT_NE(run(gd + "cat-file -e " + readme).status, 0);
+    // The file as it was: written (the driver's files already there are not written again).
+    write_file(plain + "/drivers/char/tpm/README", "notes\n");
+    EXPECT_EQ(git::fill_base_blobs(scratch.get(), base, plain, {"drivers/char/tpm"}, {}), 2u)
+        << "README and Makefile";
+    EXPECT_EQ(run(gd + "show " + readme).output, "notes\n");
+    // A sparse clone of the directory checks out from it.
+    const std::string clone = tmp.path() + "/clone";
+    ASSERT_EQ(run("git clone -q --shared --no-checkout " + quote(r.repository) + " " +
+                  quote(clone) + " && git -C " + quote(clone) +
+                  " sparse-checkout set --cone drivers/char/tpm && git -C " + quote(clone) +
+                  " checkout -q --detach " + r.series[0].base)
+                  .status,
+              0);
+    EXPECT_EQ(read_file(clone + "/drivers/char/tpm/README"), "notes\n");
+
+    // A repack keeps what the references reach, leaves out what no one needed yet, and drops
+    // what nothing reaches: git's own repack refuses the base as corrupt.
+    const std::string stray_id =
+        trim_newline(run("echo 'reached by nothing' | " + gd + "hash-object -w --stdin").output);
+    EXPECT_EQ(run(gd + "cat-file -e " + stray_id).status, 0);
+    git::repack(scratch.get());
+    EXPECT_NE(run(gd + "cat-file -e " + stray_id).status, 0);
+    EXPECT_EQ(run(gd + "show " + readme).output, "notes\n");
+    EXPECT_NE(run(gd + "cat-file -e " + r.series[0].base + ":drivers/misc/notes.txt").status, 0);
+    EXPECT_EQ(run(gd + "count-objects -v | grep ^packs:").output, "packs: 1\n");
+    for (const auto& s : r.series)
+        EXPECT_EQ(run(gd + "cat-file -e " + s.branch).status, 0) << s.branch;
 }
 
 // The report is what `ksweep validate` writes (docs/report-json.md), abridged.

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <set>
 #include <sstream>
 #include <sys/wait.h>
 #include <vector>
@@ -78,6 +79,19 @@ std::string run_git(const std::string& dir, const std::string& args) {
     auto r = run("git -C " + quote(dir) + " " + args);
     EXPECT_EQ(r.status, 0) << "git " << args << "\n" << r.output;
     return r.output;
+}
+
+void scratch_checkout(const std::string& scratch, const std::string& tree,
+                      const std::string& commit, const std::vector<std::string>& dirs,
+                      const std::string& into) {
+    std::string command = std::string(KSWEEP_SOURCE_DIR) + "/scripts/scratch-checkout.sh " +
+                          quote(scratch) + " " + quote(tree) + " " + commit + " " + quote(into);
+    for (const std::string& d : dirs)
+        command += " " + quote(d);
+    auto r = run(command);
+    EXPECT_EQ(r.status, 0) << command << "\n" << r.output;
+    run_git(into, "config user.name 'Test Maintainer'");
+    run_git(into, "config user.email test@example.org");
 }
 
 } // namespace ksweep::test

@@ -5,6 +5,7 @@
 #include "test_files.h"
 
 #include <string>
+#include <vector>
 
 namespace ksweep::test {
 
@@ -46,5 +47,12 @@ std::string only_series_dir(const std::string& out);
 
 // git -C dir <args>; fails the test on a non-zero exit.
 std::string run_git(const std::string& dir, const std::string& args);
+
+// scripts/scratch-checkout.sh: a clone of `scratch` (the scratch repository ksweep made for
+// `tree`, a tree outside git) sharing its objects, with `dirs` checked out in cone mode at
+// `commit`, in `into`, and a test identity. Fails the test when it fails.
+void scratch_checkout(const std::string& scratch, const std::string& tree,
+                      const std::string& commit, const std::vector<std::string>& dirs,
+                      const std::string& into);
 
 } // namespace ksweep::test
