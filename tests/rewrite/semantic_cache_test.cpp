@@ -112,6 +112,29 @@ TEST(PreambleTest, TheSecondParseReadsThePreambleAndFindsTheSameValues) {
     EXPECT_EQ(preambles_kept(t.preambles), 1u);
 }
 
+// A module's module_init() and MODULE_DEVICE_TABLE() carry an alias attribute, whose Sema
+// lookup would read the whole preamble (semantic_engine.cpp): the parse reads it as `unused`,
+// with a preamble and without. Clang refuses an alias on a definition, so this file parses only
+// when it is.
+TEST(PreambleTest, AnAliasAttributeIsReadAsUnusedWithAPreambleAndWithout) {
+    PreambleTree t;
+    write_file(t.tree + "/drivers/foo/local.h",
+               "#define LOCAL 3\n#define module_init(fn) int init_module(void) "
+               "__attribute__((alias(#fn)))\n");
+    t.content += "module_init(f);\nint g __attribute__((__alias__(\"f\"))) = 1;\n"
+                 "int h __attribute__((alias(\"f\"))) = 2;\n";
+    for (const char* run : {"made", "reused"}) {
+        const SemanticScan s = t.parse();
+        ASSERT_TRUE(s.parsed) << run << ": " << s.error;
+        EXPECT_EQ(s.preamble_reused, std::string(run) == "reused");
+        EXPECT_EQ(values(s), (std::vector<std::optional<long long>>{5, 3}));
+    }
+    t.preambles.clear();
+    const SemanticScan without = t.parse();
+    ASSERT_TRUE(without.parsed) << without.error;
+    EXPECT_EQ(values(without), (std::vector<std::optional<long long>>{5, 3}));
+}
+
 TEST(PreambleTest, AHeaderEditedSinceMakesItAgainEvenAtTheSameSize) {
     PreambleTree t;
     ASSERT_TRUE(t.parse().parsed);
