@@ -142,17 +142,16 @@ PackedWrites::~PackedWrites() {
 
 namespace {
 
-// The objects reachable from `tips` that `all` holds, each once, tips first; the walk does not
-// enter an object `stop` accepts. A blob `all` lacks is a scratch base's file no run needed yet
-// (base_blobs.h): it is left out, not an error.
-std::vector<git_oid> reachable(git_repository* repo, git_odb* all, std::vector<git_oid> todo,
-                               const std::function<bool(const git_oid&)>& stop) {
+// The objects reachable from `tips` that `keep` accepts, each once, tips first; the walk does
+// not go on through an object `keep` refuses.
+std::vector<git_oid> reachable(git_repository* repo, std::vector<git_oid> todo,
+                               const std::function<bool(const git_oid&)>& keep) {
     std::vector<git_oid> order;
     std::set<std::string> seen;
     while (!todo.empty()) {
         const git_oid id = todo.back();
         todo.pop_back();
-        if (!seen.insert(oid_hex(id)).second || stop(id))
+        if (!seen.insert(oid_hex(id)).second || !keep(id))
             continue;
         order.push_back(id);
         git_object* obj = nullptr;
@@ -167,12 +166,8 @@ std::vector<git_oid> reachable(git_repository* repo, git_odb* all, std::vector<g
             const auto* t = reinterpret_cast<const git_tree*>(obj);
             for (size_t i = 0; i < git_tree_entrycount(t); ++i) {
                 const git_tree_entry* e = git_tree_entry_byindex(t, i);
-                if (git_tree_entry_type(e) == GIT_OBJECT_COMMIT) // a submodule's: not ours
-                    continue;
-                if (git_tree_entry_type(e) == GIT_OBJECT_BLOB &&
-                    !git_odb_exists(all, git_tree_entry_id(e)))
-                    continue;
-                todo.push_back(*git_tree_entry_id(e));
+                if (git_tree_entry_type(e) != GIT_OBJECT_COMMIT) // a submodule's: not ours
+                    todo.push_back(*git_tree_entry_id(e));
             }
         } else if (git_object_type(obj) == GIT_OBJECT_TAG) {
             todo.push_back(*git_tag_target_id(reinterpret_cast<const git_tag*>(obj)));
@@ -211,19 +206,12 @@ void remove_pack(const fs::path& pack) {
 } // namespace
 
 size_t PackedWrites::flush(const std::vector<git_oid>& tips) {
-    // What is on disk, without the memory in front: the repository's objects directory (and
-    // its alternates).
-    git_odb* raw = nullptr;
-    check(git_odb_open(&raw, (std::string(git_repository_path(repo_)) + "objects").c_str()),
-          "git_odb_open");
-    GitPtr<git_odb, git_odb_free> on_disk(raw);
+    // What this run made is what the memory holds (libgit2 writes no object the repository has
+    // already), so the walk keeps to it: everything else is on disk, or is a file a scratch base
+    // leaves out (base_blobs.h).
+    const std::vector<git_oid> order = reachable(
+        repo_, tips, [&](const git_oid& id) { return memory_->exists(memory_, &id) != 0; });
     GitPtr<git_odb, git_odb_free> all = repository_odb(repo_);
-
-    // A tree on disk has all it holds on disk too (every pack ksweep writes is complete, bar
-    // the blobs a scratch base leaves out), so the walk stops there.
-    const std::vector<git_oid> order = reachable(repo_, all.get(), tips, [&](const git_oid& id) {
-        return git_odb_exists(on_disk.get(), &id) != 0;
-    });
     if (!order.empty()) {
         const std::set<fs::path> before = packs_in(repo_);
         write_pack_of(repo_, all.get(), order);
@@ -265,9 +253,10 @@ size_t repack(git_repository* repo) {
                 tips.push_back(*id);
         }
     }
+    // What the repository holds: not a scratch base's files no run needed (base_blobs.h).
     GitPtr<git_odb, git_odb_free> odb = repository_odb(repo);
-    const std::vector<git_oid> kept =
-        reachable(repo, odb.get(), tips, [](const git_oid&) { return false; });
+    const std::vector<git_oid> kept = reachable(
+        repo, tips, [&](const git_oid& id) { return git_odb_exists(odb.get(), &id) != 0; });
     write_pack_of(repo, odb.get(), kept);
     // The new pack is in place before the old ones and the loose objects go.
     for (const fs::path& pack : before)
