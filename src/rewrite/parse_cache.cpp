@@ -6,6 +6,7 @@
 #include "core/json.h"
 #include "core/sha256.h"
 #include "rewrite/input_files.h"
+#include "rewrite/missing_header.h"
 
 #include <algorithm>
 #include <clang/Basic/Version.h>
@@ -240,51 +241,6 @@ SemanticScan results_of(const Json& j) {
     return s;
 }
 
-// Where a parse that failed on a missing header looked for it: "FILE:LINE: 'NAME' file not
-// found" names the header and the file that included it; the places are that file's folder and
-// every include folder of the arguments. The parse is kept while the header is in none of them
-// (it fails the same way); once it is there (a build dir prepared, a header generated), the file
-// is parsed again. nullopt: the error is not one of a missing file, or the compiler also
-// searched its own folders (no -nostdinc, which kernel builds always give).
-struct Missing {
-    std::string name;
-    std::vector<std::string> dirs;
-};
-
-std::optional<Missing> missing_of(const SemanticRequest& r, const std::string& error) {
-    static const std::regex form(R"(^(.*):\d+: '([^']+)' file not found$)");
-    std::smatch m;
-    // Without -nostdinc the compiler's own folders are searched too: not kept.
-    if (std::find(r.args.begin(), r.args.end(), "-nostdinc") == r.args.end() ||
-        !std::regex_match(error, m, form))
-        return std::nullopt;
-    Missing out;
-    out.name = m[2];
-    fs::path includer(m[1].str());
-    if (includer.is_relative())
-        includer = fs::path(r.tree) / includer;
-    out.dirs.push_back(includer.parent_path().string());
-    for (size_t i = 0; i < r.args.size(); ++i)
-        for (const char* flag : {"-I", "-isystem", "-iquote", "-idirafter"}) {
-            const std::string f = flag;
-            if (r.args[i] == f && i + 1 < r.args.size())
-                out.dirs.push_back(r.args[i + 1]);
-            else if (r.args[i].size() > f.size() && r.args[i].rfind(f, 0) == 0)
-                out.dirs.push_back(r.args[i].substr(f.size()));
-        }
-    return out;
-}
-
-bool still_missing(const Json& missing) {
-    const auto name = missing.at("name").get<std::string>();
-    for (const Json& dir : missing.at("dirs")) {
-        std::error_code ec;
-        if (fs::exists(fs::path(dir.get<std::string>()) / name, ec) || ec)
-            return false;
-    }
-    return true;
-}
-
 } // namespace
 
 std::string parse_cache_dir() {
@@ -322,10 +278,10 @@ void keep_parse(const SemanticRequest& request, const SemanticScan& scan,
     // files it read up to it); one that failed on a missing header, with where it looked.
     Json missing = nullptr;
     if (!scan.parsed && scan.error.find("file not found") != std::string::npos) {
-        const auto m = missing_of(request, scan.error);
+        const auto m = missing_header(scan.error, request.args, request.tree);
         if (!m)
             return;
-        missing = {{"name", m->name}, {"dirs", m->dirs}};
+        missing = *m;
     }
     const fs::path results = entry_of(request, ".json");
     std::error_code ec;

@@ -4,8 +4,11 @@
 #include "core/cache_entry.h"
 #include "core/file_io.h"
 #include "core/file_lock.h"
+#include "core/json.h"
 #include "core/sha256.h"
+#include "rewrite/first_error.h"
 #include "rewrite/input_files.h"
+#include "rewrite/missing_header.h"
 
 #include <clang/Basic/Diagnostic.h>
 #include <clang/Basic/Version.h>
@@ -14,6 +17,7 @@
 #include <clang/Lex/PreprocessorOptions.h>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <vector>
 
 namespace fs = std::filesystem;
@@ -25,21 +29,6 @@ namespace {
 constexpr const char* kMarker = ".ksweep-preamble";
 constexpr const char* kPch = "preamble.pch";
 constexpr const char* kInputs = "headers"; // input_files.h
-
-// Keeps the first error of the preamble's parse: a preamble with one is not kept.
-class FirstPreambleError : public clang::DiagnosticConsumer {
-  public:
-    void HandleDiagnostic(clang::DiagnosticsEngine::Level level,
-                          const clang::Diagnostic& info) override {
-        DiagnosticConsumer::HandleDiagnostic(level, info);
-        if (level >= clang::DiagnosticsEngine::Error && message.empty()) {
-            llvm::SmallString<256> text;
-            info.FormatDiagnostic(text);
-            message = text.str().str();
-        }
-    }
-    std::string message;
-};
 
 // The files the preamble's parse read.
 class HeaderRecorder : public clang::PreambleCallbacks {
@@ -55,6 +44,10 @@ class HeaderRecorder : public clang::PreambleCallbacks {
 
 struct NotKept {
     std::string why;
+    // When its headers did not parse: the first error, the files read up to it, and when.
+    std::string error;
+    std::vector<std::string> headers;
+    long long started = 0;
 };
 
 // Parses the prefix into <entry>/preamble.pch and lists the headers it read.
@@ -62,7 +55,7 @@ void make_preamble(const fs::path& entry, const clang::CompilerInvocation& invoc
                    const llvm::MemoryBuffer& main, const clang::PreambleBounds& bounds,
                    const llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem>& vfs,
                    const std::shared_ptr<clang::PCHContainerOperations>& pch) {
-    FirstPreambleError errors;
+    FirstError errors;
     llvm::IntrusiveRefCntPtr<clang::DiagnosticOptions> options =
         new clang::DiagnosticOptions(invocation.getDiagnosticOpts());
     llvm::IntrusiveRefCntPtr<clang::DiagnosticsEngine> diagnostics =
@@ -72,11 +65,12 @@ void make_preamble(const fs::path& entry, const clang::CompilerInvocation& invoc
     auto preamble = clang::PrecompiledPreamble::Build(invocation, &main, bounds, *diagnostics, vfs,
                                                       pch, /*StoreInMemory=*/false, recorder);
     if (!preamble)
-        throw NotKept{"clang could not make it: " + preamble.getError().message()};
+        throw NotKept{"clang could not make it: " + preamble.getError().message(), {}, {}, 0};
     // The engine's count: the consumer does not see every error the preamble's parse had.
     if (diagnostics->hasErrorOccurred() || errors.getNumErrors() > 0)
         throw NotKept{"its headers do not parse" +
-                      (errors.message.empty() ? "" : ": " + errors.message)};
+                          (errors.message.empty() ? "" : ": " + errors.message),
+                      errors.message, recorder.files, started};
     // Where clang wrote it: the path it would have a parse include.
     clang::CompilerInvocation probe(invocation);
     auto probe_vfs = vfs;
@@ -86,14 +80,55 @@ void make_preamble(const fs::path& entry, const clang::CompilerInvocation& invoc
     std::error_code ec;
     fs::copy_file(probe.getPreprocessorOpts().ImplicitPCHInclude, entry / kPch, ec);
     if (ec)
-        throw NotKept{"cannot keep it in " + entry.string() + ": " + ec.message()};
+        throw NotKept{"cannot keep it in " + entry.string() + ": " + ec.message(), {}, {}, 0};
 
     std::vector<std::string> headers;
     for (const std::string& file : recorder.files)
         if (file != main.getBufferIdentifier()) // its prefix is in the key
             headers.push_back(file);
     if (!write_input_files(entry / kInputs, headers, started))
-        throw NotKept{"cannot read its headers again"};
+        throw NotKept{"cannot read its headers again", {}, {}, 0};
+}
+
+// A prefix whose parse failed on a missing header: <key>.failed ({"error", "missing"}) beside
+// <key>.failed-headers (the files read up to the error, input_files.h). The file's own parse
+// fails with the same first error while those files are unchanged and the header missing.
+fs::path failure_of(const fs::path& entry) {
+    return fs::path(entry.string() + ".failed");
+}
+fs::path failure_headers_of(const fs::path& entry) {
+    return fs::path(entry.string() + ".failed-headers");
+}
+
+std::optional<std::string> kept_failure(const fs::path& entry) {
+    auto text = read_file(failure_of(entry));
+    if (!text || !input_files_unchanged(failure_headers_of(entry)))
+        return std::nullopt;
+    try {
+        const Json j = Json::parse(*text);
+        if (!still_missing(j.at("missing")))
+            return std::nullopt;
+        return j.at("error").get<std::string>();
+    } catch (const std::exception&) {
+        return std::nullopt; // torn or foreign: try again
+    }
+}
+
+void keep_failure(const fs::path& entry, const NotKept& failed, const std::string& arguments,
+                  const std::string& main) {
+    std::vector<std::string> args, headers;
+    for (size_t at = 0, end; (end = arguments.find('\n', at)) != std::string::npos; at = end + 1)
+        args.push_back(arguments.substr(at, end - at));
+    const auto missing = missing_header(failed.error, args, "");
+    if (!missing)
+        return;
+    for (const std::string& file : failed.headers)
+        if (file != main)
+            headers.push_back(file);
+    // The list first: a failure without its list is never trusted.
+    if (write_input_files(failure_headers_of(entry), headers, failed.started))
+        write_file_whole(failure_of(entry),
+                         json_text(Json{{"error", failed.error}, {"missing", *missing}}, -1));
 }
 
 void parse_on(clang::CompilerInvocation& invocation, const fs::path& entry,
@@ -132,6 +167,12 @@ PreambleUse use_preamble(clang::CompilerInvocation& invocation, const llvm::Memo
     const std::string key = to_hex(key_hash.finish()).substr(0, 24);
     const fs::path entry = fs::path(dir) / key;
 
+    if (auto error = kept_failure(entry)) {
+        use.why_not = "its headers do not parse: " + *error;
+        use.failed = *error;
+        use.headers = failure_headers_of(entry);
+        return use;
+    }
     if (cache_entry_complete(entry, kMarker) && !input_files_unchanged(entry / kInputs)) {
         FileLock lock(entry.string() + ".lock");
         std::error_code ec;
@@ -142,8 +183,19 @@ PreambleUse use_preamble(clang::CompilerInvocation& invocation, const llvm::Memo
             dir, key, kMarker, main.getBufferIdentifier().str() + "\n",
             [&](const fs::path& d) { make_preamble(d, invocation, main, bounds, vfs, pch); });
         use.made_now = made.made_now;
+        if (made.made_now) {
+            std::error_code ec; // a failure kept from before the header appeared
+            fs::remove(failure_of(entry), ec);
+        }
     } catch (const NotKept& e) {
         use.why_not = e.why;
+        if (!e.error.empty()) {
+            keep_failure(entry, e, arguments, main.getBufferIdentifier().str());
+            if (fs::exists(failure_of(entry))) {
+                use.failed = e.error;
+                use.headers = failure_headers_of(entry);
+            }
+        }
         return use;
     } catch (const std::runtime_error& e) {
         use.why_not = e.what();

@@ -8,7 +8,10 @@
 // key. Each preamble records the headers it read with their size, modification time and SHA-256,
 // and is used only while every one still has the same content: a header edited since makes it
 // again. One whose headers did not parse cleanly is never kept (the parse then reports the error
-// as without one). Made under a lock, trusted only once complete (core/cache_entry.h).
+// as without one); when that was a missing header, the failure is kept, so the next parse of a
+// file with that prefix fails at once, with the same error, while nothing it read has changed
+// and the header is still missing (an arch header on another arch's build dir). Made under a
+// lock, trusted only once complete (core/cache_entry.h).
 #pragma once
 
 #include <clang/Frontend/CompilerInvocation.h>
@@ -28,7 +31,11 @@ struct PreambleUse {
     bool used = false;     // the invocation parses on a preamble
     bool made_now = false; // ... made in this call (none, or a stale one, was there)
     std::string why_not;   // when not used: the file has no prefix, or why none could be made
-    std::filesystem::path headers; // when used: the list of its headers (input_files.h)
+    // When the prefix's parse failed on a missing header (in this call, or as kept from an
+    // earlier one while its headers are unchanged and that one still missing): its first
+    // error, with which the file's own parse fails too; it need not be parsed.
+    std::string failed;
+    std::filesystem::path headers; // used, or failed: the list of the headers read (input_files.h)
 };
 
 // Sets `invocation` (its main file is `main`, read through `vfs`) up to parse on the preamble

@@ -295,6 +295,8 @@ class ScanTool : public clang::tooling::FrontendActionFactory {
 
     // Every file the parse read, the preamble's headers included.
     const std::vector<std::string>& inputs() const { return inputs_; }
+    // The first error of the file's prefix, when it was not parsed for it (use_preamble()).
+    const std::string& prefix_failure() const { return prefix_failure_; }
 
     bool runInvocation(std::shared_ptr<clang::CompilerInvocation> invocation,
                        clang::FileManager* files,
@@ -310,9 +312,14 @@ class ScanTool : public clang::tooling::FrontendActionFactory {
                 llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem>(&files->getVirtualFileSystem()),
                 pch, request_.preamble_dir, arguments_);
             out_.preamble_reused = use.used && !use.made_now;
-            if (use.used)
+            if (use.used || !use.failed.empty())
                 for (std::string& header : input_file_paths(use.headers))
                     inputs_.push_back(std::move(header));
+            // The file's parse would fail on its prefix, as the preamble's did.
+            if (!use.failed.empty()) {
+                prefix_failure_ = use.failed;
+                return false;
+            }
         }
         return FrontendActionFactory::runInvocation(std::move(invocation), files, std::move(pch),
                                                     diagnostics);
@@ -323,6 +330,7 @@ class ScanTool : public clang::tooling::FrontendActionFactory {
     SemanticScan& out_;
     std::string arguments_;
     std::vector<std::string> inputs_;
+    std::string prefix_failure_;
 };
 
 } // namespace
@@ -366,7 +374,9 @@ SemanticScan semantic_scan(const SemanticRequest& request) {
     bool ok = invocation.run();
     out.parsed = ok && diagnostics.getNumErrors() == 0;
     if (!out.parsed) {
-        out.error = diagnostics.message.empty() ? "the parse failed" : diagnostics.message;
+        out.error = !tool.prefix_failure().empty() ? tool.prefix_failure()
+                    : diagnostics.message.empty()  ? "the parse failed"
+                                                   : diagnostics.message;
         out.sites.clear();
     }
     keep_parse(request, out, tool.inputs(), started);

@@ -135,6 +135,40 @@ TEST(PreambleTest, AnAliasAttributeIsReadAsUnusedWithAPreambleAndWithout) {
     EXPECT_EQ(values(without), (std::vector<std::optional<long long>>{5, 3}));
 }
 
+// A prefix that fails on a missing header (an arch header on another arch's build dir) is not
+// parsed again while the files it read are unchanged and the header still missing: the file's
+// parse fails at once with the kept first error. Once the header is there, the file parses.
+TEST(PreambleTest, APrefixFailingOnAMissingHeaderFailsAtOnceUntilTheHeaderIsThere) {
+    PreambleTree t;
+    t.content = "#include <asm/mach.h>\n" + std::string(kDriver);
+    const SemanticScan first = t.parse();
+    EXPECT_FALSE(first.parsed);
+    EXPECT_NE(first.error.find("foo.c:1: 'asm/mach.h' file not found"), std::string::npos)
+        << first.error;
+    EXPECT_EQ(preambles_kept(t.preambles), 0u);
+    // The kept failure is what the next parse says: marked here to tell it from a parse.
+    fs::path failure;
+    for (const auto& e : fs::directory_iterator(t.preambles))
+        if (e.path().extension() == ".failed")
+            failure = e.path();
+    ASSERT_FALSE(failure.empty());
+    Json kept = Json::parse(read_file(failure).value_or("{}"));
+    kept["error"] = first.error + " (kept)";
+    write_file(failure.string(), kept.dump());
+    const SemanticScan second = t.parse();
+    EXPECT_FALSE(second.parsed);
+    EXPECT_EQ(second.error, first.error + " (kept)");
+    // A file it read changed: parsed again, the same error.
+    write_file(t.tree + "/include/linux/forced.h",
+               "#ifdef FORCED_H\n#error included twice\n#endif\n#define FORCED_H 1\n");
+    EXPECT_EQ(t.parse().error, first.error);
+    // The header is there: the file parses.
+    write_file(t.tree + "/include/asm/mach.h", "\n");
+    const SemanticScan later = t.parse();
+    ASSERT_TRUE(later.parsed) << later.error;
+    EXPECT_EQ(values(later), (std::vector<std::optional<long long>>{5, 3}));
+}
+
 TEST(PreambleTest, AHeaderEditedSinceMakesItAgainEvenAtTheSameSize) {
     PreambleTree t;
     ASSERT_TRUE(t.parse().parsed);
