@@ -125,6 +125,11 @@ CacheItem item_for(const Kind& kind, const fs::path& path) {
     item.path = path;
     item.bytes = disk_bytes(path);
     const std::string k = kind.dir;
+    if (k == "preambles" && path.extension() == ".failed") { // rewrite/preamble_cache.cpp
+        item.note = "a header prefix that failed on a missing header, kept while it is missing";
+        item.last_used = modified(path);
+        return item;
+    }
     if (*kind.marker) {
         const fs::path marker = path / kind.marker;
         std::error_code ec;

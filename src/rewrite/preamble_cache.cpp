@@ -90,14 +90,15 @@ void make_preamble(const fs::path& entry, const clang::CompilerInvocation& invoc
         throw NotKept{"cannot read its headers again", {}, {}, 0};
 }
 
-// A prefix whose parse failed on a missing header: <key>.failed ({"error", "missing"}) beside
-// <key>.failed-headers (the files read up to the error, input_files.h). The file's own parse
-// fails with the same first error while those files are unchanged and the header missing.
+// A prefix whose parse failed on a missing header: <key>.failed/, holding failure.json
+// ({"error", "missing"}) and headers (the files read up to the error, input_files.h). The file's
+// own parse fails with the same first error while those files are unchanged and the header is
+// still missing.
 fs::path failure_of(const fs::path& entry) {
-    return fs::path(entry.string() + ".failed");
+    return fs::path(entry.string() + ".failed") / "failure.json";
 }
 fs::path failure_headers_of(const fs::path& entry) {
-    return fs::path(entry.string() + ".failed-headers");
+    return fs::path(entry.string() + ".failed") / "headers";
 }
 
 std::optional<std::string> kept_failure(const fs::path& entry) {
@@ -108,6 +109,8 @@ std::optional<std::string> kept_failure(const fs::path& entry) {
         const Json j = Json::parse(*text);
         if (!still_missing(j.at("missing")))
             return std::nullopt;
+        std::error_code ec; // its time is its last use (`ksweep cache`)
+        fs::last_write_time(failure_of(entry).parent_path(), fs::file_time_type::clock::now(), ec);
         return j.at("error").get<std::string>();
     } catch (const std::exception&) {
         return std::nullopt; // torn or foreign: try again
@@ -125,10 +128,18 @@ void keep_failure(const fs::path& entry, const NotKept& failed, const std::strin
     for (const std::string& file : failed.headers)
         if (file != main)
             headers.push_back(file);
+    std::error_code ec;
+    fs::create_directories(failure_of(entry).parent_path(), ec);
     // The list first: a failure without its list is never trusted.
-    if (write_input_files(failure_headers_of(entry), headers, failed.started))
-        write_file_whole(failure_of(entry),
-                         json_text(Json{{"error", failed.error}, {"missing", *missing}}, -1));
+    if (!write_input_files(failure_headers_of(entry), headers, failed.started))
+        return;
+    write_file_whole(failure_of(entry),
+                     json_text(Json{{"error", failed.error}, {"missing", *missing}}, -1));
+    // What the failed attempt left is no entry (`ksweep cache` would call it interrupted); one
+    // another run is making now is left to it.
+    FileLock lock(entry.string() + ".lock", /*wait=*/false);
+    if (lock.held() && !cache_entry_complete(entry, kMarker))
+        fs::remove_all(entry, ec);
 }
 
 void parse_on(clang::CompilerInvocation& invocation, const fs::path& entry,
@@ -185,7 +196,7 @@ PreambleUse use_preamble(clang::CompilerInvocation& invocation, const llvm::Memo
         use.made_now = made.made_now;
         if (made.made_now) {
             std::error_code ec; // a failure kept from before the header appeared
-            fs::remove(failure_of(entry), ec);
+            fs::remove_all(failure_of(entry).parent_path(), ec);
         }
     } catch (const NotKept& e) {
         use.why_not = e.why;

@@ -38,6 +38,8 @@ struct Cache {
         write_file(root / "builds/linux-6.12.7-fedcba9876543210/.config", "half made\n");
         write_file(root / "preambles/0123/preamble.pch", std::string(5000, 'p'));
         write_file(root / "preambles/0123/.ksweep-preamble", "/x/drivers/foo.c\n");
+        write_file(root / "preambles/0456.failed/failure.json", "{}");
+        write_file(root / "preambles/0456.failed/headers", "");
         write_file(root / "parses/01/0123.json", "{}");
         write_file(root / "parses/02/0234.json", "{}");
         write_file(root / "sleep-evals/0345.json", "{}");
@@ -90,6 +92,13 @@ TEST(CacheInventory, ListsEachEntryWithWhatItIsFor) {
     EXPECT_NE(sleeps->note.find("1 file, used by a tree's sleep model"), std::string::npos)
         << sleeps->note;
     ASSERT_TRUE(c.find(items, "preamble"));
+    // A kept failure of a header prefix is one entry, not an incomplete preamble.
+    EXPECT_EQ(std::count_if(items.begin(), items.end(),
+                            [](const CacheItem& i) {
+                                return i.note.find("failed on a missing header") !=
+                                       std::string::npos;
+                            }),
+              1);
     const CacheItem* sources = c.find(items, "kernel source");
     ASSERT_TRUE(sources);
     EXPECT_FALSE(sources->prunable);

@@ -150,7 +150,7 @@ TEST(PreambleTest, APrefixFailingOnAMissingHeaderFailsAtOnceUntilTheHeaderIsTher
     fs::path failure;
     for (const auto& e : fs::directory_iterator(t.preambles))
         if (e.path().extension() == ".failed")
-            failure = e.path();
+            failure = e.path() / "failure.json";
     ASSERT_FALSE(failure.empty());
     Json kept = Json::parse(read_file(failure).value_or("{}"));
     kept["error"] = first.error + " (kept)";
