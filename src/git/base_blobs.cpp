@@ -58,7 +58,7 @@ int visit(const char* root, const git_tree_entry* entry, void* payload) {
     if (git_tree_entry_type(entry) != GIT_OBJECT_BLOB ||
         !wanted(path, *walk->dirs, *walk->file_dirs))
         return 0;
-    if (!git_odb_exists(walk->odb, git_tree_entry_id(entry)))
+    if (!git_odb_exists_ext(walk->odb, git_tree_entry_id(entry), GIT_ODB_LOOKUP_NO_REFRESH))
         walk->missing.push_back({path, *git_tree_entry_id(entry), git_tree_entry_filemode(entry)});
     return 0;
 }
@@ -73,7 +73,8 @@ size_t write_missing_blobs(git_repository* repo, const std::vector<std::string_v
     std::vector<std::string_view> missing;
     for (std::string_view text : texts) {
         const git_oid id = blob_id(text);
-        if (seen.insert(oid_hex(id)).second && !git_odb_exists(odb.get(), &id))
+        if (seen.insert(oid_hex(id)).second &&
+            !git_odb_exists_ext(odb.get(), &id, GIT_ODB_LOOKUP_NO_REFRESH))
             missing.push_back(text);
     }
     PackWriter pack(repo, missing.size());
@@ -99,6 +100,8 @@ size_t fill_base_blobs(git_repository* repo, const git_oid& base_commit, const s
     git_odb* raw = nullptr;
     check(git_repository_odb(&raw, repo), "git_repository_odb");
     GitPtr<git_odb, git_odb_free> odb(raw);
+    // The packs as they are now, read once: a blob the base lacks is then not sought again.
+    check(git_odb_refresh(odb.get()), "git_odb_refresh");
     Walk walk{odb.get(), &dirs, &file_dirs, {}};
     check(git_tree_walk(base_tree.get(), GIT_TREEWALK_PRE, visit, &walk), "git_tree_walk");
 

@@ -80,6 +80,7 @@ struct PackWriter::State {
     git_odb_writepack* pack = nullptr;
     git_indexer_progress progress{};
     Digest trailer{"sha1"};
+    std::string name; // once committed: pack-<checksum>, as libgit2 names its files
     size_t announced = 0, added = 0;
     bool committed = false;
 };
@@ -107,6 +108,10 @@ void PackWriter::append(std::string_view bytes, bool hashed) {
           "appending to a pack");
 }
 
+const std::string& PackWriter::name() const {
+    return state_->name;
+}
+
 void PackWriter::add(const PackEntry& entry) {
     ++state_->added;
     append(entry.bytes);
@@ -121,6 +126,7 @@ void PackWriter::commit() {
     const Bytes sum = state_->trailer.finish();
     append(std::string_view(reinterpret_cast<const char*>(sum.data()), sum.size()), false);
     check(state_->pack->commit(state_->pack, &state_->progress), "indexing a pack");
+    state_->name = "pack-" + to_hex(sum);
     state_->committed = true;
 }
 
@@ -182,8 +188,8 @@ GitPtr<git_odb, git_odb_free> repository_odb(git_repository* repo) {
     return GitPtr<git_odb, git_odb_free>(raw);
 }
 
-// Writes `ids` (read from `odb`) into `repo` as one pack.
-void write_pack_of(git_repository* repo, git_odb* odb, const std::vector<git_oid>& ids) {
+// Writes `ids` (read from `odb`) into `repo` as one pack; returns its name (pack-<checksum>).
+std::string write_pack_of(git_repository* repo, git_odb* odb, const std::vector<git_oid>& ids) {
     PackWriter pack(repo, ids.size());
     for (const git_oid& id : ids) {
         git_odb_object* raw_object = nullptr;
@@ -195,6 +201,7 @@ void write_pack_of(git_repository* repo, git_odb* odb, const std::vector<git_oid
                                         git_odb_object_size(object.get()))));
     }
     pack.commit();
+    return pack.name();
 }
 
 void remove_pack(const fs::path& pack) {
@@ -238,34 +245,48 @@ size_t PackedWrites::consolidate() {
 }
 
 size_t repack(git_repository* repo) {
-    // Only the packs there now go: one a concurrent run writes meanwhile stays.
+    // Only the packs there now go. A run that flushes a pack meanwhile and names its objects
+    // from a branch made after the walk below could still lose them, as with git's repack:
+    // prune takes the repository's lock, which a series holds only while opening it.
     const std::set<fs::path> before = packs_in(repo);
     std::vector<git_oid> tips;
     git_reference_iterator* raw_it = nullptr;
     check(git_reference_iterator_new(&raw_it, repo), "git_reference_iterator_new");
     GitPtr<git_reference_iterator, git_reference_iterator_free> it(raw_it);
-    for (git_reference* raw_ref = nullptr; git_reference_next(&raw_ref, it.get()) == 0;) {
+    int rc = 0;
+    for (git_reference* raw_ref = nullptr; (rc = git_reference_next(&raw_ref, it.get())) == 0;) {
         Reference ref(raw_ref);
         git_reference* raw_resolved = nullptr;
-        if (git_reference_resolve(&raw_resolved, ref.get()) == 0) {
-            Reference resolved(raw_resolved);
-            if (const git_oid* id = git_reference_target(resolved.get()))
-                tips.push_back(*id);
-        }
+        const int resolved_rc = git_reference_resolve(&raw_resolved, ref.get());
+        if (resolved_rc == GIT_ENOTFOUND)
+            continue; // a symbolic reference to no branch yet (a bare HEAD)
+        check(resolved_rc, "git_reference_resolve");
+        Reference resolved(raw_resolved);
+        if (const git_oid* id = git_reference_target(resolved.get()))
+            tips.push_back(*id);
     }
+    if (rc != GIT_ITEROVER)
+        check(rc, "git_reference_next"); // a reference not read: its objects would go
     // What the repository holds: not a scratch base's files no run needed (base_blobs.h).
     GitPtr<git_odb, git_odb_free> odb = repository_odb(repo);
-    const std::vector<git_oid> kept = reachable(
-        repo, tips, [&](const git_oid& id) { return git_odb_exists(odb.get(), &id) != 0; });
-    write_pack_of(repo, odb.get(), kept);
-    // The new pack is in place before the old ones and the loose objects go.
+    // The packs as they are now, read once: an object a lookup misses is then not sought again.
+    check(git_odb_refresh(odb.get()), "git_odb_refresh");
+    const std::vector<git_oid> kept = reachable(repo, tips, [&](const git_oid& id) {
+        return git_odb_exists_ext(odb.get(), &id, GIT_ODB_LOOKUP_NO_REFRESH) != 0;
+    });
+    const std::string made = write_pack_of(repo, odb.get(), kept);
+    // The new pack is in place before the old ones go; the same objects written again make
+    // the same pack, which stays.
     for (const fs::path& pack : before)
-        remove_pack(pack);
+        if (pack.stem().string() != made)
+            remove_pack(pack);
+    // Loose objects now in the pack go too (git's prune-packed); others are left.
+    const fs::path objects = fs::path(git_repository_path(repo)) / "objects";
     std::error_code ec;
-    for (const auto& e :
-         fs::directory_iterator(fs::path(git_repository_path(repo)) / "objects", ec))
-        if (e.is_directory() && e.path().filename().string().size() == 2)
-            fs::remove_all(e.path(), ec);
+    for (const git_oid& id : kept) {
+        const std::string hex = oid_hex(id);
+        fs::remove(objects / hex.substr(0, 2) / hex.substr(2), ec);
+    }
     return kept.size();
 }
 

@@ -34,6 +34,8 @@ class PackWriter {
     // Finishes the pack and lets the indexer install it. Throws GitError when fewer or more
     // entries came than announced, or the indexer refuses the pack.
     void commit();
+    // Once committed: the pack's name, pack-<checksum> (its files are objects/pack/NAME.*).
+    const std::string& name() const;
 
   private:
     void append(std::string_view bytes, bool hashed = true);
@@ -52,10 +54,11 @@ class PackedWrites {
     PackedWrites(const PackedWrites&) = delete;
     PackedWrites& operator=(const PackedWrites&) = delete;
 
-    // Writes every object reachable from `tips` (commits, or blobs to keep) that the
-    // repository does not hold on disk yet as one pack (nothing when there is none), then
-    // empties the memory. Call it before a reference names one of them: a reference must never
-    // name an object only in memory. Returns how many objects were written.
+    // Writes the objects in memory that `tips` (commits, or blobs to keep) reach as one pack
+    // (nothing when there is none), then empties the memory. The walk keeps to the memory: an
+    // object in it that only a tree on disk names (a file as it was, which the base may lack) is
+    // kept only when it is a tip itself. Call it before a reference names one of them: a
+    // reference must never name an object only in memory. Returns how many were written.
     size_t flush(const std::vector<git_oid>& tips);
 
     // The packs the flushes wrote, as one: the new pack is written before the small ones are
@@ -70,9 +73,10 @@ class PackedWrites {
 };
 
 // Every object the repository's references reach (and it holds), written as one pack; the packs
-// and loose objects there before are removed once it is in place, so what no reference reaches
-// any more goes. What `git repack -a -d` does, but for a repository whose base leaves out
-// content (base_blobs.h), which git would refuse as corrupt. Returns how many objects it kept.
+// there before are removed once it is in place, and the loose objects it holds, so what no
+// reference reaches any more goes from the packs. What `git repack -a -d` does, but for a
+// repository whose base leaves out content (base_blobs.h), which git would refuse as corrupt.
+// Returns how many objects it kept.
 size_t repack(git_repository* repo);
 
 } // namespace ksweep::git

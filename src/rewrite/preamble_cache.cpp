@@ -117,29 +117,31 @@ std::optional<std::string> kept_failure(const fs::path& entry) {
     }
 }
 
-void keep_failure(const fs::path& entry, const NotKept& failed, const std::string& arguments,
+// Keeps `failed` when it is a missing header's; true when it did.
+bool keep_failure(const fs::path& entry, const NotKept& failed, const std::string& arguments,
                   const std::string& main) {
     std::vector<std::string> args, headers;
     for (size_t at = 0, end; (end = arguments.find('\n', at)) != std::string::npos; at = end + 1)
         args.push_back(arguments.substr(at, end - at));
     const auto missing = missing_header(failed.error, args, "");
     if (!missing)
-        return;
+        return false;
     for (const std::string& file : failed.headers)
         if (file != main)
             headers.push_back(file);
     std::error_code ec;
     fs::create_directories(failure_of(entry).parent_path(), ec);
     // The list first: a failure without its list is never trusted.
-    if (!write_input_files(failure_headers_of(entry), headers, failed.started))
-        return;
-    write_file_whole(failure_of(entry),
-                     json_text(Json{{"error", failed.error}, {"missing", *missing}}, -1));
+    if (!write_input_files(failure_headers_of(entry), headers, failed.started) ||
+        !write_file_whole(failure_of(entry),
+                          json_text(Json{{"error", failed.error}, {"missing", *missing}}, -1)))
+        return false;
     // What the failed attempt left is no entry (`ksweep cache` would call it interrupted); one
     // another run is making now is left to it.
     FileLock lock(entry.string() + ".lock", /*wait=*/false);
     if (lock.held() && !cache_entry_complete(entry, kMarker))
         fs::remove_all(entry, ec);
+    return true;
 }
 
 void parse_on(clang::CompilerInvocation& invocation, const fs::path& entry,
@@ -200,12 +202,13 @@ PreambleUse use_preamble(clang::CompilerInvocation& invocation, const llvm::Memo
         }
     } catch (const NotKept& e) {
         use.why_not = e.why;
-        if (!e.error.empty()) {
-            keep_failure(entry, e, arguments, main.getBufferIdentifier().str());
-            if (fs::exists(failure_of(entry))) {
-                use.failed = e.error;
-                use.headers = failure_headers_of(entry);
-            }
+        if (!e.error.empty() &&
+            keep_failure(entry, e, arguments, main.getBufferIdentifier().str())) {
+            use.failed = e.error;
+            use.headers = failure_headers_of(entry);
+        } else {
+            std::error_code ec; // a failure kept earlier no longer holds: not a list to trust
+            fs::remove_all(failure_of(entry).parent_path(), ec);
         }
         return use;
     } catch (const std::runtime_error& e) {

@@ -284,6 +284,14 @@ void SeriesValidator::complete_base(const std::vector<std::string>& dirs,
     git_oid base;
     if (git_oid_fromstr(&base, report_.base_commit.c_str()) != 0)
         throw git::GitError("base commit '" + report_.base_commit + "' is not a full commit id");
+    git_commit* raw_commit = nullptr;
+    if (git_commit_lookup(&raw_commit, repo.get(), &base) != 0)
+        throw git::GitError("base commit " + report_.base_commit.substr(0, 12) +
+                            " is not in the scratch repository of " + options_.tree +
+                            " as it is now (" + scratch_repository_ +
+                            "): the tree changed since the series was made; run ksweep series "
+                            "on it again");
+    git::Commit found(raw_commit);
     git::fill_base_blobs(repo.get(), base, options_.tree, dirs, file_dirs);
 }
 

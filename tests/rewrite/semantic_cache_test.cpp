@@ -162,7 +162,13 @@ TEST(PreambleTest, APrefixFailingOnAMissingHeaderFailsAtOnceUntilTheHeaderIsTher
     write_file(t.tree + "/include/linux/forced.h",
                "#ifdef FORCED_H\n#error included twice\n#endif\n#define FORCED_H 1\n");
     EXPECT_EQ(t.parse().error, first.error);
-    // The header is there: the file parses.
+    // The header is there but does not parse: that error, and the kept failure goes with it.
+    write_file(t.tree + "/include/asm/mach.h", "int broken = ;\n");
+    const SemanticScan broken = t.parse();
+    EXPECT_FALSE(broken.parsed);
+    EXPECT_NE(broken.error.find("mach.h:1"), std::string::npos) << broken.error;
+    EXPECT_FALSE(fs::exists(failure.parent_path()));
+    // The header parses: so does the file.
     write_file(t.tree + "/include/asm/mach.h", "\n");
     const SemanticScan later = t.parse();
     ASSERT_TRUE(later.parsed) << later.error;

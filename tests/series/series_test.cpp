@@ -460,9 +460,17 @@ TEST_F(SeriesTest, AScratchBaseIsCompletedFromTheTreeAndRepackedWithoutWhatNoRef
 
     // A repack keeps what the references reach, leaves out what no one needed yet, and drops
     // what nothing reaches: git's own repack refuses the base as corrupt.
+    // A packed object nothing reaches (a pruned branch's).
     const std::string stray_id =
         trim_newline(run("echo 'reached by nothing' | " + gd + "hash-object -w --stdin").output);
+    ASSERT_EQ(run("echo " + stray_id + " | " + gd + "pack-objects -q " +
+                  quote(r.repository + "/objects/pack/pack") + " > /dev/null && " + gd +
+                  "prune-packed")
+                  .status,
+              0);
     EXPECT_EQ(run(gd + "cat-file -e " + stray_id).status, 0);
+    git::repack(scratch.get());
+    // Again, with nothing changed: the same pack, which stays.
     git::repack(scratch.get());
     EXPECT_NE(run(gd + "cat-file -e " + stray_id).status, 0);
     EXPECT_EQ(run(gd + "show " + readme).output, "notes\n");
