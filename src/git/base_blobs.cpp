@@ -66,9 +66,7 @@ int visit(const char* root, const git_tree_entry* entry, void* payload) {
 // Writes the blobs of `texts` that `repo` lacks as one pack (none when it lacks none); returns
 // how many were written.
 size_t write_missing_blobs(git_repository* repo, const std::vector<std::string_view>& texts) {
-    git_odb* raw = nullptr;
-    check(git_repository_odb(&raw, repo), "git_repository_odb");
-    GitPtr<git_odb, git_odb_free> odb(raw);
+    Odb odb = repository_odb(repo);
     std::set<std::string> seen;
     std::vector<std::string_view> missing;
     for (std::string_view text : texts) {
@@ -97,9 +95,7 @@ size_t fill_base_blobs(git_repository* repo, const git_oid& base_commit, const s
                        const std::vector<std::string>& file_dirs) {
     Commit base = lookup_commit(repo, base_commit);
     Tree base_tree = commit_tree(base.get());
-    git_odb* raw = nullptr;
-    check(git_repository_odb(&raw, repo), "git_repository_odb");
-    GitPtr<git_odb, git_odb_free> odb(raw);
+    Odb odb = repository_odb(repo);
     // The packs as they are now, read once: a blob the base lacks is then not sought again.
     check(git_odb_refresh(odb.get()), "git_odb_refresh");
     Walk walk{odb.get(), &dirs, &file_dirs, {}};

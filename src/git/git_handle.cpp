@@ -27,6 +27,12 @@ std::string oid_hex(const git_oid& id) {
     return hex;
 }
 
+Odb repository_odb(git_repository* repo) {
+    git_odb* raw = nullptr;
+    check(git_repository_odb(&raw, repo), "git_repository_odb");
+    return Odb(raw);
+}
+
 Commit lookup_commit(git_repository* repo, const git_oid& id) {
     git_commit* c = nullptr;
     check(git_commit_lookup(&c, repo, &id), "git_commit_lookup");

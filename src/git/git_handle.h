@@ -38,6 +38,7 @@ using Tree = GitPtr<git_tree, git_tree_free>;
 using TreeEntry = GitPtr<git_tree_entry, git_tree_entry_free>;
 using TreeBuilder = GitPtr<git_treebuilder, git_treebuilder_free>;
 using Blob = GitPtr<git_blob, git_blob_free>;
+using Odb = GitPtr<git_odb, git_odb_free>;
 using Signature = GitPtr<git_signature, git_signature_free>;
 using Reference = GitPtr<git_reference, git_reference_free>;
 using Diff = GitPtr<git_diff, git_diff_free>;
@@ -60,6 +61,7 @@ struct Buf {
 std::string oid_hex(const git_oid& id);
 
 Commit lookup_commit(git_repository* repo, const git_oid& id);
+Odb repository_odb(git_repository* repo); // the repository's object database, owned
 Tree commit_tree(git_commit* commit);
 
 // The text of the blob at `path` in `tree`, or nullopt-like empty flag when absent.

@@ -131,9 +131,7 @@ void PackWriter::commit() {
 }
 
 PackedWrites::PackedWrites(git_repository* repo) : repo_(repo) {
-    git_odb* raw = nullptr;
-    check(git_repository_odb(&raw, repo), "git_repository_odb");
-    GitPtr<git_odb, git_odb_free> odb(raw);
+    Odb odb = repository_odb(repo);
     check(git_mempack_new(&memory_), "git_mempack_new");
     // Ahead of the loose and packed backends (priorities 1 and 2): new objects land here.
     if (git_odb_add_backend(odb.get(), memory_, 999) < 0) {
@@ -182,12 +180,6 @@ std::vector<git_oid> reachable(git_repository* repo, std::vector<git_oid> todo,
     return order;
 }
 
-GitPtr<git_odb, git_odb_free> repository_odb(git_repository* repo) {
-    git_odb* raw = nullptr;
-    check(git_repository_odb(&raw, repo), "git_repository_odb");
-    return GitPtr<git_odb, git_odb_free>(raw);
-}
-
 // Writes `ids` (read from `odb`) into `repo` as one pack; returns its name (pack-<checksum>).
 std::string write_pack_of(git_repository* repo, git_odb* odb, const std::vector<git_oid>& ids) {
     PackWriter pack(repo, ids.size());
@@ -218,7 +210,7 @@ size_t PackedWrites::flush(const std::vector<git_oid>& tips) {
     // leaves out (base_blobs.h).
     const std::vector<git_oid> order = reachable(
         repo_, tips, [&](const git_oid& id) { return memory_->exists(memory_, &id) != 0; });
-    GitPtr<git_odb, git_odb_free> all = repository_odb(repo_);
+    Odb all = repository_odb(repo_);
     if (!order.empty()) {
         const std::set<fs::path> before = packs_in(repo_);
         write_pack_of(repo_, all.get(), order);
@@ -234,7 +226,7 @@ size_t PackedWrites::flush(const std::vector<git_oid>& tips) {
 size_t PackedWrites::consolidate() {
     if (packs_.size() < 2)
         return 0;
-    GitPtr<git_odb, git_odb_free> odb = repository_odb(repo_);
+    Odb odb = repository_odb(repo_);
     write_pack_of(repo_, odb.get(), written_);
     // The objects are in the new pack before the small ones go: a reader never misses one.
     for (const fs::path& pack : packs_)
@@ -268,7 +260,7 @@ size_t repack(git_repository* repo) {
     if (rc != GIT_ITEROVER)
         check(rc, "git_reference_next"); // a reference not read: its objects would go
     // What the repository holds: not a scratch base's files no run needed (base_blobs.h).
-    GitPtr<git_odb, git_odb_free> odb = repository_odb(repo);
+    Odb odb = repository_odb(repo);
     // The packs as they are now, read once: an object a lookup misses is then not sought again.
     check(git_odb_refresh(odb.get()), "git_odb_refresh");
     const std::vector<git_oid> kept = reachable(repo, tips, [&](const git_oid& id) {

@@ -100,9 +100,7 @@ git_oid write_snapshot(git_repository* repo, const std::string& tree, const Tree
     check(git_odb_hash(&commit_id, commit.bytes.data(), commit.bytes.size(), GIT_OBJECT_COMMIT),
           "git_odb_hash");
 
-    git_odb* raw = nullptr;
-    check(git_repository_odb(&raw, repo), "git_repository_odb");
-    GitPtr<git_odb, git_odb_free> odb(raw);
+    Odb odb = repository_odb(repo);
     // Of the files, only the top-level ones (Makefile, MAINTAINERS: what reading the base for
     // its version needs); the rest are written when needed (base_blobs.h).
     std::vector<const TreeFile*> blobs;
